@@ -1,0 +1,322 @@
+"""The PTX module model: every node keeps its source span as character offsets.
+
+Line and column are derived on demand from the module's `Source`, so building the tree costs no
+position arithmetic. Instruction operands are parsed on first use (see `Instruction.operands`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from .loads import LoadModel, WmmaLoadModel
+    from .source import Source
+
+
+# ---------------------------------------------------------------- operands
+
+@dataclass(slots=True)
+class Name:
+    """A register, variable, label or function name; `%tid.x` has component 'x'."""
+    name: str
+    start: int
+    end: int
+    component: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.name + ("." + self.component if self.component else "")
+
+
+@dataclass(slots=True)
+class Int:
+    value: int
+    text: str
+    start: int
+    end: int
+    unsigned: bool = False
+
+
+@dataclass(slots=True)
+class Float:
+    value: float
+    text: str
+    start: int
+    end: int
+    bits: int | None = None      # exact bits of a 0f/0d literal
+    width: int = 64              # 32 for 0f, 64 for 0d and decimal
+
+
+@dataclass(slots=True)
+class Sink:
+    start: int
+    end: int
+    text: str = "_"
+
+
+@dataclass(slots=True)
+class Expr:
+    """A constant or address expression: op is a C operator, or 'cast.s64'/'cast.u64'."""
+    op: str
+    args: list
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class Vector:
+    items: list
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class Address:
+    """`[base]`, `[base+imm]`, `[imm]`, `[var+imm]`, optional `.unified` suffix.
+
+    `base` is a Name (register or variable) or None for an immediate address; `offset` is the byte
+    offset (already evaluated); `items` holds extra comma-separated parts (texture operands).
+    """
+    base: Name | None
+    offset: int
+    start: int
+    end: int
+    unified: bool = False
+    offset_expr: Any = None
+    items: list = field(default_factory=list)
+
+    @property
+    def mode(self) -> str:
+        if self.base is None:
+            return "immediate"
+        kind = "register" if self.base.name.startswith("%") else "variable"
+        return kind + ("+offset" if self.offset_expr is not None else "")
+
+
+@dataclass(slots=True)
+class ParenList:
+    items: list
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class PredPair:
+    """`p|q` dual destination of setp."""
+    first: Any
+    second: Any
+    start: int
+    end: int
+
+
+Operand = Union[Name, Int, Float, Sink, Expr, Vector, Address, ParenList, PredPair]
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(slots=True)
+class Guard:
+    negated: bool
+    name: Name
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class LabelDef:
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True, eq=False)
+class Instruction:
+    opcode: str                      # dotted mnemonic as written: "ld.global.nc.v4.f32"
+    start: int                       # guard or opcode start
+    end: int                         # after the ';'
+    opcode_start: int
+    operand_start: int
+    operand_text: str
+    guard: Guard | None
+    module: "Module"
+    function: "Function | None" = None
+    scope: "Scope | None" = None
+    labels: list = field(default_factory=list)
+    _operands: list | None = None
+    _load: Any = False               # cached LoadModel / WmmaLoadModel / None
+
+    kind = "instruction"
+
+    @property
+    def mnemonic(self) -> str:
+        return self.opcode.split(".", 1)[0]
+
+    @property
+    def modifiers(self) -> list[tuple[str, int, int]]:
+        """The dotted modifiers with their spans: [(".global", start, end), ...]."""
+        out, pos = [], self.opcode_start
+        parts = self.opcode.split(".")
+        pos += len(parts[0])
+        for p in parts[1:]:
+            out.append(("." + p, pos, pos + 1 + len(p)))
+            pos += 1 + len(p)
+        return out
+
+    @property
+    def operands(self) -> list:
+        if self._operands is None:
+            from .operands import parse_operands
+            self._operands = parse_operands(self)
+        return self._operands
+
+    @property
+    def load(self):
+        """The typed model of a load-family instruction (ld, ld.global.nc, wmma.load), else None."""
+        if self._load is False:
+            from .loads import model_of
+            self._load = model_of(self)
+        return self._load
+
+    @property
+    def line(self) -> int:
+        return self.module.source.position(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.module.source.position(self.start)[1]
+
+    @property
+    def text(self) -> str:
+        return self.module.source.text[self.start:self.end]
+
+
+@dataclass(slots=True, eq=False)
+class Variable:
+    """A declaration: `.reg`, `.global`, `.shared`, `.param`, ... (also function parameters)."""
+    name: str
+    space: str                        # ".reg", ".global", ".param", ...
+    type: str                         # ".b32", ".u64", ".pred", ".texref", ...
+    start: int
+    end: int
+    vector: str | None = None         # ".v2" / ".v4"
+    align: int | None = None
+    dims: list = field(default_factory=list)   # array dimensions (None = unsized)
+    range_count: int | None = None    # `%r<100>` declares %r0..%r99
+    init: Any = None
+    linkage: str | None = None        # .extern / .visible / .weak / .common
+    attributes: list = field(default_factory=list)   # e.g. [".managed"], [".unified"]
+    ptr: str | None = None            # `.ptr.global.align 16` on kernel params
+    name_start: int = 0
+    module: "Module | None" = None
+    function: "Function | None" = None
+
+    kind = "variable"
+
+    @property
+    def line(self) -> int:
+        return self.module.source.position(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.module.source.position(self.start)[1]
+
+
+@dataclass(slots=True, eq=False)
+class Directive:
+    """Any other directive statement: .version, .target, .loc, .file, .pragma, .maxntid, ..."""
+    name: str                          # ".loc"
+    args: list                         # tokens or raw text
+    start: int
+    end: int
+    raw: str = ""
+    kind = "directive"
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    """A brace-scoped block: a function body or a nested `{ ... }` with its own declarations."""
+    start: int
+    end: int
+    items: list = field(default_factory=list)    # Instruction | Variable | Directive | Block | LabelDef
+    scope: "Scope | None" = None
+    kind = "block"
+
+
+class Scope:
+    """Names declared in a block, with `%r<N>` ranges; lookups fall back to the parent."""
+    __slots__ = ("parent", "names", "ranges", "labels")
+
+    def __init__(self, parent: "Scope | None" = None):
+        self.parent = parent
+        self.names: dict[str, Any] = {}
+        self.ranges: dict[str, Variable] = {}
+        self.labels: dict[str, LabelDef] = {}
+
+    def lookup(self, name: str):
+        s = self
+        while s is not None:
+            v = s.names.get(name)
+            if v is not None:
+                return v
+            if s.ranges:
+                stem = name.rstrip("0123456789")
+                if stem != name:
+                    r = s.ranges.get(stem)
+                    if r is not None:
+                        digits = name[len(stem):]
+                        if (digits == "0" or not digits.startswith("0")) and int(digits) < r.range_count:
+                            return r
+            s = s.parent
+        return None
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    kind_: str                        # ".entry" or ".func"
+    name: str
+    start: int
+    end: int
+    name_start: int = 0
+    linkage: str | None = None
+    params: list = field(default_factory=list)        # Variables
+    returns: list = field(default_factory=list)       # Variables (device functions)
+    directives: list = field(default_factory=list)    # perf directives / pragmas before the body
+    attributes: list = field(default_factory=list)
+    noreturn: bool = False
+    body: Block | None = None
+    module: "Module | None" = None
+
+    kind = "function"
+
+    @property
+    def is_entry(self) -> bool:
+        return self.kind_ == ".entry"
+
+
+@dataclass(slots=True, eq=False)
+class Module:
+    source: "Source"
+    items: list = field(default_factory=list)          # top level: Directive | Variable | Function
+    instructions: list = field(default_factory=list)   # every instruction, in source order
+    functions: dict = field(default_factory=dict)      # name -> Function (definition preferred)
+    diagnostics: list = field(default_factory=list)
+    version: tuple[int, int] | None = None
+    targets: list = field(default_factory=list)        # ["sm_90a", "texmode_independent"]
+    address_size: int | None = None
+    scope: Scope = field(default_factory=Scope)
+
+    @property
+    def target(self) -> str | None:
+        """The architecture named by `.target` (platform options excluded)."""
+        for t in self.targets:
+            if t.startswith(("sm_", "compute_")):
+                return t
+        return None
+
+    @property
+    def filename(self) -> str:
+        return self.source.filename
+
+    def loads(self):
+        """Every load-family instruction with its typed model."""
+        return [i for i in self.instructions if i.load is not None]

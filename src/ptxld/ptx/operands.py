@@ -1,0 +1,187 @@
+"""Operand lists of instructions: registers, immediates, vectors with sink, addresses, call lists."""
+from __future__ import annotations
+
+from .nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Vector
+from .exprs import ExprError, ExprParser, fold
+from .lexer import Token, tokenize
+
+
+class OperandError(Exception):
+    def __init__(self, message: str, start: int, end: int, help: str = "", fix: str | None = None):
+        super().__init__(message)
+        self.start, self.end, self.help, self.fix = start, end, help, fix
+
+
+def parse_operands(ins) -> list:
+    """Parse `ins.operand_text`; a syntax error becomes a diagnostic on the module."""
+    toks = tokenize(ins.operand_text, ins.operand_start)
+    try:
+        return OperandParser(toks, ins.end).operand_list()
+    except OperandError as e:
+        from .parser import syntax_error
+        syntax_error(ins.module, e.start, e.end, str(e), help=e.help, fix=e.fix)
+        return []
+    except ExprError as e:
+        from .parser import syntax_error
+        t = e.token
+        start = t.start if t else ins.end - 1
+        syntax_error(ins.module, start, t.end if t else ins.end, str(e))
+        return []
+
+
+class OperandParser:
+    def __init__(self, toks: list[Token], end: int):
+        self.toks = toks
+        self.i = 0
+        self.end = end
+
+    def peek(self) -> Token | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def expect(self, text: str) -> Token:
+        t = self.peek()
+        if t is None:
+            raise OperandError(f"expected `{text}`", self.end - 1, self.end)
+        if t.text != text:
+            raise OperandError(f"expected `{text}`, found `{t.text}`", t.start, t.end)
+        self.i += 1
+        return t
+
+    def operand_list(self) -> list:
+        out = []
+        if self.peek() is None:
+            return out
+        while True:
+            out.append(self.operand())
+            t = self.peek()
+            if t is None:
+                return out
+            if t.text != ",":
+                raise OperandError(f"expected `,` or `;`, found `{t.text}`", t.start, t.end)
+            self.i += 1
+
+    def operand(self):
+        t = self.peek()
+        if t is None:
+            raise OperandError("expected an operand", self.end - 1, self.end)
+        if t.kind == "bad":
+            raise OperandError(f"unexpected character `{t.text}`", t.start, t.end)
+        if t.text == "[":
+            return self.address()
+        if t.text == "{":
+            return self.vector()
+        if t.text == "(" and self._is_paren_list():
+            return self.paren_list()
+        if t.kind == "word" and t.text == "_":
+            self.i += 1
+            return Sink(t.start, t.end)
+        node = self.expr()
+        if isinstance(node, Expr) and node.op == "|" and all(isinstance(a, Name) for a in node.args):
+            return PredPair(node.args[0], node.args[1], node.start, node.end)
+        return node
+
+    def _is_paren_list(self) -> bool:
+        # `(a, b)` or `(name)` argument lists of call; `(1+2)` stays an expression.
+        depth, j = 0, self.i
+        while j < len(self.toks):
+            x = self.toks[j].text
+            if x == "(":
+                depth += 1
+            elif x == ")":
+                depth -= 1
+                if depth == 0:
+                    inner = self.toks[self.i + 1:j]
+                    return not inner or any(t.text == "," for t in inner) or (
+                        len(inner) == 1 and inner[0].kind == "word")
+            j += 1
+        return False
+
+    def paren_list(self) -> ParenList:
+        open_ = self.expect("(")
+        items = []
+        if self.peek() is not None and self.peek().text != ")":
+            while True:
+                items.append(self.operand())
+                if self.peek() is not None and self.peek().text == ",":
+                    self.i += 1
+                    continue
+                break
+        close = self.expect(")")
+        return ParenList(items, open_.start, close.end)
+
+    def vector(self) -> Vector:
+        open_ = self.expect("{")
+        items = []
+        while True:
+            t = self.peek()
+            if t is not None and t.kind == "word" and t.text == "_":
+                self.i += 1
+                items.append(Sink(t.start, t.end))
+            else:
+                items.append(self.expr())
+            t = self.peek()
+            if t is not None and t.text == ",":
+                self.i += 1
+                continue
+            break
+        close = self.expect("}")
+        return Vector(items, open_.start, close.end)
+
+    def expr(self):
+        p = ExprParser(self.toks, self.i, self.end)
+        node = p.parse(0)
+        self.i = p.i
+        if isinstance(node, Expr):
+            v = fold(node)
+            if v is not None:
+                text = ""  # folded constant keeps its span; the printer reprints the source text
+                if isinstance(v, float):
+                    return Float(v, text, node.start, node.end)
+                return Int(v, text, node.start, node.end, v < 0 and False)
+        return node
+
+    def address(self) -> Address:
+        open_ = self.expect("[")
+        t = self.peek()
+        if t is None or t.text == "]":
+            raise OperandError("empty address `[]`", open_.start, (t.end if t else open_.end))
+        node = self.expr()
+        items = []
+        while self.peek() is not None and self.peek().text == ",":
+            self.i += 1
+            items.append(self.operand())
+        close = self.expect("]")
+        base, offset, offset_expr = _split_address(node, open_.start, close.end)
+        addr = Address(base, offset, open_.start, close.end, offset_expr=offset_expr, items=items)
+        t = self.peek()
+        if t is not None and t.kind == "dir" and t.text == ".unified":
+            self.i += 1
+            addr.unified = True
+            addr.end = t.end
+        return addr
+
+
+def _split_address(node, start: int, end: int):
+    """`reg`, `reg+imm`, `var+imm`, `imm` -> (base Name | None, offset, offset node | None)."""
+    if isinstance(node, Name):
+        return node, 0, None
+    if isinstance(node, Int):
+        return None, node.value, None
+    if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[0], Name):
+        base, rest = node.args
+        value = fold(rest)
+        if value is None or isinstance(value, float):
+            raise OperandError("the offset in an address must be an integer constant",
+                               rest.start, rest.end)
+        if node.op == "-":
+            raw = f"+-{_src_int(value)}"
+            raise OperandError(
+                "`[base-offset]` is not PTX address syntax (ptxas: syntax error)", base.end, rest.end,
+                help=f"write a negative offset as `{raw}`")
+        return base, int(value), rest
+    raise OperandError("an address must be `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]` or `[imm]`",
+                       start, end)
+
+
+def _src_int(v) -> str:
+    return str(v)
