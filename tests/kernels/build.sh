@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Rebuild the PTX corpus: tests/kernels/cuda/<name>.cu -> tests/kernels/ptx/<arch>/<name>.ptx.
+# Every command run is written to ptx/COMMANDS.txt together with `nvcc --version`; each PTX file
+# is then assembled with ptxas for its own target as a legality check (output discarded).
+# Usage: tests/kernels/build.sh            (NVCC=/path/to/nvcc to pick another compiler)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+NVCC=${NVCC:-nvcc}
+PTXAS=${PTXAS:-ptxas}
+FLAGS="-O3 -ptx -std=c++17"
+LOADFORM_ARCHS="sm_75 sm_80 sm_90 sm_90a sm_100a"
+PROGRAM_ARCHS="sm_80 sm_90"
+
+# source name -> targets it is compiled for (one line each; the single source of truth)
+TARGETS="
+loadforms_intrinsics  $LOADFORM_ARCHS
+loadforms_memory      $LOADFORM_ARCHS
+loadforms_cccl_ptx    $LOADFORM_ARCHS
+loadforms_wmma        $LOADFORM_ARCHS
+loadforms_asm         $LOADFORM_ARCHS
+programs_basic        $PROGRAM_ARCHS
+programs_math         $PROGRAM_ARCHS
+programs_loads        $PROGRAM_ARCHS
+programs_sm100a       sm_100a
+wmma_gemm             $PROGRAM_ARCHS
+"
+
+rm -rf ptx
+mkdir -p ptx
+log=ptx/COMMANDS.txt
+{
+  echo "# Commands that produced the PTX under tests/kernels/ptx (run from tests/kernels)."
+  echo "# \$ $NVCC --version"
+  "$NVCC" --version | sed 's/^/# /'
+  echo
+} > "$log"
+
+while read -r name archs; do
+  [ -n "$name" ] || continue
+  for arch in $archs; do
+    mkdir -p "ptx/$arch"
+    cmd="$NVCC $FLAGS -arch=$arch cuda/$name.cu -o ptx/$arch/$name.ptx"
+    echo "$cmd" >> "$log"
+    echo "$cmd"
+    $cmd
+    "$PTXAS" -arch="$arch" "ptx/$arch/$name.ptx" -o /dev/null
+  done
+done <<< "$TARGETS"
+echo "ok: $(find ptx -name '*.ptx' | wc -l) PTX files"
