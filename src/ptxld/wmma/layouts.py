@@ -38,7 +38,7 @@ FAMILIES = ("sm_70", "sm_75", "sm_80")
 
 _HW_TURING_AMPERE = ("wmmae/wmma_extension detail/{file} foreach_ij (commit a9e6b34), tested "
                      "against nvcuda::wmma::load_matrix_sync on GPUs")
-_CHOICE = ("ptxld choice: composed of PTX ISA mma.sync 8-row subtiles (A/C: lane holds row g, "
+_CHOICE = ("composed of PTX ISA mma.sync 8-row subtiles (A/C: lane holds row g, "
            "columns from t; B: column g, rows from t; subtiles in column-major order for A/C, "
            "k-fastest for B); the hardware mapping is not publicly known")
 _VOLTA = ("wmmae/wmma_extension detail/sm_70.hpp foreach_ij and GPGPU-Sim "
@@ -233,7 +233,7 @@ def _choose(family: str, fs: spec.FragmentSpec, layout: str):
             return ("hardware", _HW_TURING_AMPERE.format(file="sm_80_tf32.hpp"),
                     lambda: _tiled(fs))
         if family == "sm_80" and fs.shape == "m16n16k8":
-            return ("ptxld choice", "ptxld choice: the m16n16k16 f32 accumulator hardware "
+            return ("ptxld choice", "the m16n16k16 f32 accumulator hardware "
                     "mapping (wmmae sm_80.hpp), assumed to carry over to m16n16k8",
                     lambda: _tiled(fs))
     return "ptxld choice", _CHOICE, lambda: _tiled(fs)
