@@ -74,7 +74,8 @@ def from_float64(values: np.ndarray, type_: str) -> np.ndarray:
     """float64 → element bits of ``type_`` (f16/f32/f64), rounding to nearest even."""
     values = np.asarray(values, dtype=np.float64)
     if type_ == "f16":
-        return values.astype(np.float16).view(np.uint16).astype(np.uint64)
+        with np.errstate(over="ignore"):  # overflow to ±inf is the IEEE result
+            return values.astype(np.float16).view(np.uint16).astype(np.uint64)
     if type_ == "f32":
         return values.astype(np.float32).view(np.uint32).astype(np.uint64)
     if type_ == "f64":
