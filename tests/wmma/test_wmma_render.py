@@ -61,3 +61,16 @@ def test_describe_gates_and_errors():
     assert "ptxas extension" in ext
     with pytest.raises(WmmaError):
         describe_wmma_load(["a", "sync", "aligned", "col", "m8n8k32", "s4"], "sm_80")
+
+
+def test_cli_group():
+    from click.testing import CliRunner
+
+    from ptxld.wmma.cli import wmma_group
+    runner = CliRunner()
+    ok = runner.invoke(wmma_group, ["table", "m16n16k8", "a", "tf32", "col", "--target", "sm_90"])
+    assert ok.exit_code == 0 and "basis: hardware" in ok.output
+    bad = runner.invoke(wmma_group, ["table", "m8n8k32", "a", "s4", "col"])
+    assert bad.exit_code == 2 and "cannot be .col" in bad.output and "Traceback" not in bad.output
+    svg = runner.invoke(wmma_group, ["svg", "m8n8k4", "c", "f64", "row"])
+    assert svg.exit_code == 0 and svg.output.startswith("<svg")

@@ -80,7 +80,8 @@ def fragment_svg(shape: str, matrix: str, type: str, layout: str, target: str) -
     left, top = 36, 46
     width, height = left + ncols * cw + 10, top + nrows * ch + 60
     first, second = _axis_names(matrix)
-    title = f"wmma {lay.name} — {lay.basis}"
+    title = f"wmma {lay.name} — {lay.basis}" + (
+        f" — each element held ×{lay.replication} (first copy shown)" if lay.replication > 1 else "")
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="monospace">',
