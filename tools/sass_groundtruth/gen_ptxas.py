@@ -51,7 +51,7 @@ def listing_of(cubin: bytes) -> dict:
     return parse_listing(out, by_section=True)
 
 
-def word_rows(cubin: bytes, arch: str, tool: str, names: dict[str, str]) -> list[dict]:
+def word_rows(cubin: bytes, arch: str, tool: str, names: dict[str, V.Variant]) -> list[dict]:
     listing = listing_of(cubin)
     rows = []
     for sec, data in text_sections(cubin).items():
@@ -63,8 +63,8 @@ def word_rows(cubin: bytes, arch: str, tool: str, names: dict[str, str]) -> list
             ctrl = int.from_bytes(data[base:base + 8], "little")
             rows.append({"arch": arch, "word": f"{word:#018x}", "text": entry["text"],
                          "control": f"{ctrl:#018x}", "slot": off % 32 // 8 - 1,
-                         "paired": entry["paired"], "ptx": names[sec[len(".text."):]],
-                         "ptxas": tool})
+                         "paired": entry["paired"], "ptx": names[sec[len(".text."):]].ptx,
+                         "uniform": names[sec[len(".text."):]].uniform, "ptxas": tool})
     return rows
 
 
@@ -103,7 +103,7 @@ def main() -> None:
     print(f"{len(ok)} variants compiled")
 
     words = []
-    names = {f"k{i}": v.ptx for i, v in enumerate(ok)}
+    names = {f"k{i}": v for i, v in enumerate(ok)}
     big = V.module([V.kernel(f"k{i}", v) for i, v in enumerate(ok)])
     for arch in ARCHES:
         cubin, msg = compile_module(PTXAS12, big.replace(".target sm_50", f".target {arch}"), arch)
@@ -113,7 +113,7 @@ def main() -> None:
     # 32-bit addressing: offsets must fit 32 bits; generic loads only from a per-thread address
     m32 = [v for v in ok if not v.symbol and not v.pred and abs(_offset(v.ptx)) < 2**31
            and not (v.generic and v.uniform)]
-    names32 = {f"k{i}": v.ptx for i, v in enumerate(m32)}
+    names32 = {f"k{i}": v for i, v in enumerate(m32)}
     big32 = V.module([V.kernel(f"k{i}", v, address_size=32) for i, v in enumerate(m32)],
                      address_size=32)
     for arch in ("sm_50", "sm_61"):

@@ -23,7 +23,10 @@ _SLOT_MASK = (1 << spec.CONTROL_SLOT_BITS) - 1
 
 @dataclass(frozen=True)
 class Slot:
-    stall: int = 0
+    """One instruction's scheduling; the defaults (``--:-:-:-:1``) are what an unannotated
+    instruction gets: stall 1, no yield, no scoreboards."""
+
+    stall: int = 1
     yield_: int = 1
     wr: int = spec.NO_BARRIER
     rd: int = spec.NO_BARRIER

@@ -1,0 +1,138 @@
+"""``ptxld sass``: assemble, disassemble and lower Maxwell/Pascal loads.
+
+    python -m ptxld.sass.cli asm "LDG.E R4, [R2+0x10]"
+    python -m ptxld.sass.cli disasm 0xeed4200001070404
+    python -m ptxld.sass.cli disasm --file kernel.cubin --arch sm_52
+    python -m ptxld.sass.cli lower "ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1+16];"
+Exit status: 0 success, 1 bad instruction or word, 2 usage or I/O problem.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ptxld.spec import ldg as spec
+from ptxld.sass import control, elf
+from ptxld.sass.encoding import decode, encode
+from ptxld.sass.errors import SassError
+from ptxld.sass.lower import lower as lower_load
+from ptxld.sass.syntax import format_instruction, parse_instruction
+
+ARCH = click.option("--arch", default="sm_50", show_default=True,
+                    type=click.Choice(spec.ARCHES), help="target architecture")
+
+
+class _Failed(click.ClickException):
+    exit_code = 1
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+def _lines_from(texts: tuple[str, ...], file: str | None) -> list[str]:
+    lines = list(texts)
+    if file:
+        src = sys.stdin.read() if file == "-" else _read_text(file)
+        lines += [l for l in src.splitlines() if l.strip() and not l.strip().startswith("//")]
+    if not lines:
+        raise click.UsageError("give instructions as arguments or with --file")
+    return lines
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError as exc:
+        raise click.FileError(path, hint=exc.strerror)
+
+
+@click.group(name="sass")
+def sass() -> None:
+    """Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower."""
+
+
+@sass.command()
+@click.argument("instructions", nargs=-1)
+@click.option("--file", "-f", help="read one instruction a line ('-' for stdin)")
+@click.option("--bin", "bin_out", type=click.Path(dir_okay=False, writable=True),
+              help="also write a raw code image: 32-byte groups, control word first")
+@click.option("--control", "show_control", is_flag=True,
+              help="print each instruction's scheduling slot (maxas notation) too")
+@ARCH
+def asm(instructions, file, bin_out, show_control, arch) -> None:
+    """Assemble LDG/LD instructions to 64-bit words (one hex word per line)."""
+    items = []
+    for n, line in enumerate(_lines_from(instructions, file), 1):
+        try:
+            insn, slot = parse_instruction(line)
+            word = encode(insn, arch=arch)
+        except SassError as exc:
+            raise _Failed(f"line {n}: {exc}")
+        slot = slot or control.Slot()
+        items.append((word, slot))
+        extra = f"  {control.format_maxas(slot)}" if show_control else ""
+        click.echo(f"{word:#018x}{extra}")
+    if bin_out:
+        try:
+            Path(bin_out).write_bytes(elf.encode_code(items))
+        except OSError as exc:
+            raise click.FileError(bin_out, hint=exc.strerror)
+
+
+@sass.command()
+@click.argument("words", nargs=-1)
+@click.option("--file", "-f", "path", type=click.Path(dir_okay=False),
+              help="a raw .bin code image or a cubin (its .text sections)")
+@click.option("--annotations", is_flag=True,
+              help="with --file: add each slot's &req/&rd/&wr/?sched annotations")
+@ARCH
+def disasm(words, path, annotations, arch) -> None:
+    """Disassemble 64-bit words (hex) or a code image."""
+    if not words and not path:
+        raise click.UsageError("give hex words as arguments or a file with --file")
+    for w in words:
+        try:
+            value = int(w, 16)
+        except ValueError:
+            raise _Failed(f"{w!r} is not a hexadecimal word")
+        try:
+            click.echo(format_instruction(decode(value, arch=arch)))
+        except SassError as exc:
+            raise _Failed(str(exc))
+    if path:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise click.FileError(path, hint=exc.strerror)
+        try:
+            for name, code in elf.code_sections(data, name=path):
+                click.echo(f"// {name}")
+                lines = elf.decode_code(code, arch=arch, where=f"{path}:{name}")
+                for text in elf.format_code(lines, annotations=annotations):
+                    click.echo(text)
+        except SassError as exc:
+            raise _Failed(str(exc))
+
+
+@sass.command()
+@click.argument("instruction")
+@click.option("--uniform/--no-uniform", default=None,
+              help="the address is the same in every thread (as for a kernel-parameter "
+                   "pointer); default: only for symbol addresses")
+@click.option("--address-size", type=click.Choice(["32", "64"]), default="64",
+              show_default=True, help=".address_size of the module")
+@ARCH
+def lower(instruction, uniform, address_size, arch) -> None:
+    """The SASS that ptxas makes of one PTX load."""
+    try:
+        for line in lower_load(instruction, arch=arch, uniform=uniform,
+                               address_size=int(address_size)):
+            click.echo(line)
+    except SassError as exc:
+        raise _Failed(str(exc))
+
+
+if __name__ == "__main__":
+    sass()
