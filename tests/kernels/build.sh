@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuild the PTX corpus: tests/kernels/cuda/<name>.cu -> tests/kernels/ptx/<arch>/<name>.ptx.
 # Every command run is written to ptx/COMMANDS.txt together with `nvcc --version`; each PTX file
-# is then assembled with ptxas for its own target as a legality check (output discarded).
+# is then assembled with ptxas for its own target as a legality check (output discarded), and
+# ptx/INVENTORY.txt lists the load forms per target and the opcodes used (inventory.py).
 # Usage: tests/kernels/build.sh            (NVCC=/path/to/nvcc to pick another compiler)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,4 +48,5 @@ while read -r name archs; do
     "$PTXAS" -arch="$arch" "ptx/$arch/$name.ptx" -o /dev/null
   done
 done <<< "$TARGETS"
-echo "ok: $(find ptx -name '*.ptx' | wc -l) PTX files"
+python3 inventory.py > ptx/INVENTORY.txt
+echo "ok: $(find ptx -name '*.ptx' | wc -l) PTX files; inventory in ptx/INVENTORY.txt"

@@ -238,3 +238,11 @@ def test_committed_ptx_is_current(name, tmp_path):
     subprocess.run(["nvcc", "-O3", "-ptx", "-std=c++17", "-arch=sm_80", f"cuda/{name}.cu", "-o", str(out)],
                    cwd=KDIR, check=True)
     assert out.read_text() == (KDIR / "ptx" / "sm_80" / f"{name}.ptx").read_text()
+
+
+def test_inventory_is_current():
+    import inventory
+
+    result = subprocess.run([sys.executable, str(KDIR / "inventory.py")], capture_output=True, text=True, check=True)
+    assert result.stdout == (KDIR / "ptx" / "INVENTORY.txt").read_text()
+    assert inventory.opcodes("@%p1 bra $L1;\n\t{add.f16 %rs1,%rs2,%rs3;\n}\n\tparam0,\n") == {"bra": 1, "add.f16": 1}
