@@ -10,6 +10,8 @@ Rules (each checked against ptxas output in ``tests/sass/data/lowering_sm50.json
   extracted with ``BFE``/``LOP32I.AND``.
 * a 128-bit load from a warp-uniform address becomes ``.U.128``, but only without a cache
   operator or with ``.ca`` (``.cs``, ``.cg``, ``.lu``, ``.cv``, ``.volatile`` keep ``.128``).
+* with ``.address_size 32`` (ptxas 11.8 ``-m32``) there is no ``.E``; a uniform ``.v4`` of
+  32-bit elements at a register+offset address stays ``.128`` (observed, not explained).
 * an offset outside ImmS24 is split: its sign-extended low 24 bits stay in the LDG and the rest
   is added with ``IADD32I``/``IADD.X``; an offset outside 32 bits is added whole.
 Register numbers are fixed placeholders (address R2:R3, destination R4 up); the mnemonics,
@@ -174,6 +176,10 @@ def lower(instruction: str, *, arch: str = "sm_50", uniform: bool | None = None,
     if total <= 16 and signed:
         size = "S" + size[1:]
     plain_cop = ld.cop in (None, "ca") and not ld.volatile
+    # observed with ptxas 11.8 -m32 only: a .v4 of 32-bit elements at register+offset stays .128
+    # (a .v2 of 64-bit elements there becomes .U.128 as in 64-bit code)
+    if address_size == 32 and ld.offset and ld.vec == 4:
+        uniform = False
     if total == 128 and uniform and plain_cop:
         size = "U.128"
     if ld.nc:
@@ -194,7 +200,7 @@ def lower(instruction: str, *, arch: str = "sm_50", uniform: bool | None = None,
     if ld.generic:
         out += _generic_address(ld.offset, wide)
         insn = Instruction(form="ld", rd=DEST, ra=ADDR_LO, imm=0, size=size, cop=cop, e=wide,
-                           pred=guard_pred, pred_neg=guard_neg, p=0 if wide else None)
+                           pred=guard_pred, pred_neg=guard_neg, p=0)
     else:
         ops, imm = _split_offset(ld.offset, wide)
         out += ops
