@@ -20,8 +20,8 @@ def disassemble(word: int, *, arch: str = "sm_50") -> str:
 
 
 def lower(instruction: str, *, arch: str = "sm_50", **options) -> list[str]:
-    """The SASS instructions ptxas makes of one PTX load (see ``ptxld.sass.lower``)."""
-    from ptxld.sass.lower import lower as _lower
+    """The SASS instructions ptxas makes of one PTX load (see ``ptxld.sass.lowering``)."""
+    from ptxld.sass.lowering import lower as _lower
     return _lower(instruction, arch=arch, **options)
 
 

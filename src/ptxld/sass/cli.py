@@ -17,7 +17,7 @@ from ptxld.spec import ldg as spec
 from ptxld.sass import control, elf
 from ptxld.sass.encoding import decode, encode
 from ptxld.sass.errors import SassError
-from ptxld.sass.lower import lower as lower_load
+from ptxld.sass.lowering import lower as lower_load
 from ptxld.sass.syntax import format_instruction, parse_instruction
 
 ARCH = click.option("--arch", default="sm_50", show_default=True,
@@ -83,7 +83,7 @@ def asm(instructions, file, bin_out, show_control, arch) -> None:
 
 @sass.command()
 @click.argument("words", nargs=-1)
-@click.option("--file", "-f", "path", type=click.Path(dir_okay=False),
+@click.option("--file", "-f", "path", type=click.Path(exists=True, dir_okay=False),
               help="a raw .bin code image or a cubin (its .text sections)")
 @click.option("--annotations", is_flag=True,
               help="with --file: add each slot's &req/&rd/&wr/?sched annotations")

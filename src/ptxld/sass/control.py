@@ -149,6 +149,8 @@ def parse_annotations(text: str, base: Slot | None = None) -> Slot:
                 if not 0 <= stall <= 15:
                     raise SassError(f"{m.group(0)}: stall is 0..15")
                 values["stall"], values["yield_"] = stall, int(trans is not None)
+        except SassError:
+            raise
         except ValueError:
             raise SassError(f"bad number in scheduling annotation {m.group(0)!r}") from None
         pos = m.end()

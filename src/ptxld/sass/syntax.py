@@ -77,7 +77,11 @@ def parse_instruction(text: str) -> tuple[Instruction, control.Slot | None]:
     src = text
     s = text.strip()
     s = re.sub(r"//.*$|/\*.*?\*/", "", s).strip()
-    s = s.strip("{}").strip().rstrip(";").strip().rstrip("}").strip()
+    s = s.lstrip("{").strip()          # nvdisasm's dual-issue braces
+    for _ in range(2):
+        s = s.rstrip(";").strip()
+        if s.endswith("}") and s.count("}") > s.count("{"):
+            s = s[:-1].strip()
     if not s:
         raise SassError(f"empty instruction: {src!r}")
     slot = None
