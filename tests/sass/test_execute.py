@@ -124,3 +124,23 @@ def test_vectorised_over_many_lanes():
     execute("LDG.E.S8 R0, [R2]", regs, preds, memory)
     want = memory[addrs].astype(np.int8).astype(np.int64) & 0xFFFFFFFF
     assert (regs[0] == want).all()
+
+
+@pytest.mark.parametrize("cop", ["", ".CG", ".CS", ".LU", ".CV", ".CI", ".CA"])
+def test_cache_operators_do_not_change_values(cop):
+    """The seed's cache operators are placement hints; the loaded value is the same."""
+    memory, regs, preds = setup(4)
+    regs[2], regs[3] = [0, 16, 32, 48], 0
+    execute(f"LDG.E{cop}.64 R6, [R2+0x8]", regs, preds, memory)
+    for lane in range(4):
+        want = reference(memory.tobytes(), 16 * lane + 8, "64")
+        assert [int(regs[6, lane]), int(regs[7, lane])] == want
+
+
+def test_u128_loads_like_128():
+    memory, regs, preds = setup(2)
+    regs[2], regs[3] = [0, 0x30], 0
+    a, b = regs.copy(), regs.copy()
+    execute("LDG.E.U.128 R8, [R2]", a, preds, memory)
+    execute("LDG.E.128 R8, [R2]", b, preds, memory)
+    assert (a == b).all()
