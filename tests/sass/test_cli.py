@@ -81,3 +81,14 @@ def test_module_is_runnable_standalone():
     p = subprocess.run([sys.executable, "-m", "ptxld.sass.cli", "disasm", "0xeed4200001070404"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.strip() == "LDG.E R4, [R4+0x10]"
+
+
+def test_control_command_decodes_and_encodes_a_ptxas_control_word():
+    # 0x001fc400fe2007b1 precedes an LDG in ptxas output (words_ptxas.jsonl.gz)
+    r = run("control", "0x001fc400fe2007b1")
+    assert r.exit_code == 0
+    assert r.output.splitlines()[0].split()[2] == "--:-:6:-:1"
+    r = run("control", "--", "--:-:6:-:1", "--:-:-:-:1", "--:-:-:-:1")
+    assert r.exit_code == 0 and r.output.strip() == "0x001fc400fe2007b1"
+    assert run("control", "0x1", "0x2").exit_code == 2
+    assert run("control", "--", "--:-:9:-:1", "--:-:-:-:1", "--:-:-:-:1").exit_code == 1

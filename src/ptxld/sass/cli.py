@@ -4,6 +4,8 @@
     python -m ptxld.sass.cli disasm 0xeed4200001070404
     python -m ptxld.sass.cli disasm --file kernel.cubin --arch sm_52
     python -m ptxld.sass.cli lower "ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1+16];"
+    python -m ptxld.sass.cli control 0x001fc400fe2007b1
+    python -m ptxld.sass.cli control -- --:-:6:-:1 --:-:-:-:1 "&req={5} ?trans2"
 Exit status: 0 success, 1 bad instruction or word, 2 usage or I/O problem.
 """
 from __future__ import annotations
@@ -50,7 +52,7 @@ def _read_text(path: str) -> str:
 
 @click.group(name="sass")
 def sass() -> None:
-    """Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower."""
+    """Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower, control."""
 
 
 @sass.command()
@@ -114,6 +116,33 @@ def disasm(words, path, annotations, arch) -> None:
                     click.echo(text)
         except SassError as exc:
             raise _Failed(str(exc))
+
+
+@sass.command(name="control")
+@click.argument("values", nargs=-1, required=True)
+def control_cmd(values) -> None:
+    """Decode a control word (one hex value) or encode one from three slots.
+
+    Slots are maxas ``wait:read:write:yield:stall`` (e.g. ``--:-:6:-:1``) or quoted
+    annotations (e.g. ``"&wr=0x5 ?trans1"``); put ``--`` before slots that start with ``-``."""
+    try:
+        if len(values) == 1:
+            try:
+                word = int(values[0], 16)
+            except ValueError:
+                raise _Failed(f"{values[0]!r} is not a hexadecimal control word")
+            for k, slot in enumerate(control.decode_control(word)):
+                fields = " ".join(f"{k2}={v}" for k2, v in control.slot_as_dict(slot).items())
+                click.echo(f"slot {k}: {control.format_maxas(slot):<12} "
+                           f"{control.format_annotations(slot):<28} {fields}")
+        elif len(values) == 3:
+            slots = [control.parse_maxas(v) if v.count(":") == 4 else control.parse_annotations(v)
+                     for v in values]
+            click.echo(f"{control.encode_control(slots):#018x}")
+        else:
+            raise click.UsageError("give one control word, or three slots")
+    except SassError as exc:
+        raise _Failed(str(exc))
 
 
 @sass.command()
