@@ -90,8 +90,8 @@ def encode(insn: Instruction, *, arch: str = "sm_50") -> int:
     lo, hi = imm_range(form, insn.ra == spec.RZ)
     if not lo <= insn.imm <= hi:
         kind = "absolute address" if insn.ra == spec.RZ else "offset"
-        raise SassError(f"{form.mnemonic}: {kind} {_hex(insn.imm)} is outside "
-                        f"[{_hex(lo)}, {_hex(hi)}] ({form.imm_bits}-bit immediate)")
+        raise SassError(f"{form.mnemonic}: {kind} {signed_hex(insn.imm)} is outside "
+                        f"[{signed_hex(lo)}, {signed_hex(hi)}] ({form.imm_bits}-bit immediate)")
     cop = spec.COP_ALIASES.get(insn.cop, insn.cop)
     values = {
         "rd": insn.rd, "ra": insn.ra, "imm": insn.imm & ((1 << form.imm_bits) - 1),
@@ -109,5 +109,5 @@ def encode(insn: Instruction, *, arch: str = "sm_50") -> int:
     return word
 
 
-def _hex(v: int) -> str:
+def signed_hex(v: int) -> str:
     return f"-{-v:#x}" if v < 0 else f"{v:#x}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ptxld.sass.encoding import Instruction, check_arch
+from ptxld.sass.encoding import Instruction, check_arch, signed_hex
 from ptxld.sass.errors import SassError
 from ptxld.sass.syntax import format_instruction
 
@@ -223,10 +223,10 @@ def _split_offset(off: int, wide: bool) -> tuple[list[str], int]:
     low, high = _s32(rest & 0xFFFFFFFF), rest >> 32
     ops = []
     if low:
-        ops.append(f"IADD32I R{ADDR_LO}{'.CC' if wide else ''}, R{ADDR_LO}, {_hex(low)}")
+        ops.append(f"IADD32I R{ADDR_LO}{'.CC' if wide else ''}, R{ADDR_LO}, {signed_hex(low)}")
     if wide:
         ops.append(f"IADD.X R{ADDR_HI}, RZ, R{ADDR_HI}" if high == 0
-                   else f"IADD32I.X R{ADDR_HI}, R{ADDR_HI}, {_hex(high)}")
+                   else f"IADD32I.X R{ADDR_HI}, R{ADDR_HI}, {signed_hex(high)}")
     return ops, imm
 
 
@@ -238,13 +238,13 @@ def _generic_address(off: int, wide: bool) -> list[str]:
     if not -(2**31) <= off < 2**31:
         low, high = _s32(off & 0xFFFFFFFF), off >> 32
         if low:
-            ops.append(f"IADD32I R{base_lo}.CC, R{base_lo}, {_hex(low)}")
-        ops.append(f"IADD32I.X R{base_hi}, R{base_hi}, {_hex(high)}")
+            ops.append(f"IADD32I R{base_lo}.CC, R{base_lo}, {signed_hex(low)}")
+        ops.append(f"IADD32I.X R{base_hi}, R{base_hi}, {signed_hex(high)}")
         off = 0
     if off == 0:
         lo_src = "RZ"
     elif -(2**19) <= off < 2**19:
-        lo_src = _hex(off)
+        lo_src = signed_hex(off)
     else:
         lo_src = "c[0x2][0x0]"
     hi_src = "RZ" if off >= 0 else ("c[0x2][0x0]" if lo_src != "c[0x2][0x0]" else "c[0x2][0x4]")
@@ -274,6 +274,3 @@ def _extract(ld: PtxLoad) -> list[str]:
 def _s32(v: int) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
-
-def _hex(v: int) -> str:
-    return f"-{-v:#x}" if v < 0 else f"{v:#x}"

@@ -13,7 +13,7 @@ import re
 
 from ptxld.spec import ldg as spec
 from ptxld.sass import control
-from ptxld.sass.encoding import Instruction, imm_range, FORM_BY_NAME, _hex
+from ptxld.sass.encoding import FORM_BY_NAME, Instruction, imm_range, signed_hex
 from ptxld.sass.errors import SassError
 
 _MODIFIER_GROUPS = {
@@ -23,7 +23,6 @@ _MODIFIER_GROUPS = {
 }
 _REG = re.compile(r"^R(Z|\d+)$", re.I)
 _PRED = re.compile(r"^(!?)P(T|[0-6])$", re.I)
-_INT = r"[+-]?\s*(?:0x[0-9a-f]+|\d+)"
 _ADDR = re.compile(rf"^\[\s*(?:(R(?:Z|\d+))\s*)?(?:((?:\+|-)?\s*-?\s*(?:0x[0-9a-f]+|\d+)))?\s*\]$", re.I)
 
 
@@ -58,7 +57,7 @@ def format_address(ra: int, imm: int) -> str:
         return f"[{imm:#x}]" if imm else "[RZ]"
     if imm == 0:
         return f"[{_reg(ra)}]"
-    return f"[{_reg(ra)}+{_hex(imm)}]"
+    return f"[{_reg(ra)}+{signed_hex(imm)}]"
 
 
 def _reg(r: int) -> str:
@@ -197,6 +196,6 @@ def _parse_address(tok: str, src: str, form) -> tuple[int, int]:
     lo, hi = imm_range(form, ra == spec.RZ)
     if not lo <= imm <= hi:
         kind = "absolute address (ImmU" if ra == spec.RZ else "offset (ImmS"
-        raise SassError(f"{src!r}: {kind}{form.imm_bits}) {_hex(imm)} is outside "
-                        f"[{_hex(lo)}, {_hex(hi)}]")
+        raise SassError(f"{src!r}: {kind}{form.imm_bits}) {signed_hex(imm)} is outside "
+                        f"[{signed_hex(lo)}, {signed_hex(hi)}]")
     return ra, imm
