@@ -1,6 +1,40 @@
 """ptxld: NVIDIA's GPU load instructions as software.
 
-Parse PTX modules, check loads against the PTX ISA and ptxas, run kernels on the CPU, and
-work with Maxwell SASS ``LDG``.
+Parse PTX modules (`parse`, `format`), check loads against the PTX ISA and ptxas (`check`), run
+kernels on the CPU (`RawModule`), and work with Maxwell SASS `LDG` (`ptxld.sass`).
 """
+from __future__ import annotations
+
 __version__ = "0.1.0"
+
+from .diagnostics import Diagnostic
+from .ptx.nodes import Module
+from .ptx.parser import parse as _parse
+
+__all__ = ["parse", "format", "check", "Diagnostic", "Module", "RawModule", "EmulationError",
+           "__version__"]
+
+
+def parse(source: str, *, filename: str = "<string>") -> Module:
+    """Parse a PTX module. Never raises on bad PTX: syntax errors are in `Module.diagnostics`."""
+    return _parse(source, filename=filename)
+
+
+def format(source: str) -> str:  # noqa: A001 - the contract's name
+    """The canonical text of a module (what `ptxld fmt` prints)."""
+    from .ptx.printer import format_module
+    return format_module(_parse(source))
+
+
+def check(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
+    """Everything `ptxld check` reports for this text, sorted by position."""
+    from .check import check_source
+    return check_source(source, filename=filename, strict=strict)
+
+
+def __getattr__(name: str):
+    # The emulator loads NumPy; import it only when asked for.
+    if name in ("RawModule", "EmulationError"):
+        from . import emu
+        return getattr(emu, name)
+    raise AttributeError(f"module 'ptxld' has no attribute {name!r}")

@@ -304,6 +304,7 @@ class Module:
     targets: list = field(default_factory=list)        # ["sm_90a", "texmode_independent"]
     address_size: int | None = None
     scope: Scope = field(default_factory=Scope)
+    comments: list = field(default_factory=list)       # (start, end) of comments between statements
 
     @property
     def target(self) -> str | None:

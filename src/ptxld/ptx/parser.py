@@ -114,6 +114,8 @@ class _Parser:
                 continue
             pos = e
             if kind in ("lc", "bc"):
+                if pend < 0 or (eol and kind == "lc"):
+                    self.m.comments.append((s, e))
                 if pend >= 0:
                     comments.append((s, e))
                     if eol and kind == "lc":
@@ -308,6 +310,13 @@ class _Parser:
                 self.m.diagnostics[-1:] = [d for d in self.m.diagnostics[-1:] if d.fix != ";"]
             return
         if text[b] == ".":
+            if labels and text.startswith(_EOL_DIRECTIVES, b):
+                # `L: .loc 1 2 3` then the next statement on the following line
+                nl = text.find("\n", b)
+                if nl >= 0 and text[nl:].strip():
+                    self.directive_statement(text[:nl], start, b, start + nl)
+                    self.statement(start + nl + 1, stop, end, comments, missing_semicolon)
+                    return
             self.directive_statement(text, start, b, end)
             return
         if not in_function:
@@ -516,9 +525,8 @@ class _Parser:
         return params, i + 1
 
     def _attribute(self, toks, i):
-        # .attribute(.managed) / .attribute(.unified(u1, u2))
+        """`.attribute(.managed)` / `.attribute(.unified(u1, u2))` -> its text, e.g. ".unified(1, 2)"."""
         j, depth = i + 1, 0
-        attrs = []
         while j < len(toks):
             x = toks[j].text
             if x == "(":
@@ -528,10 +536,11 @@ class _Parser:
                 if depth == 0:
                     j += 1
                     break
-            elif toks[j].kind == "dir" and depth == 1:
-                attrs.append(x)
             j += 1
-        return j, attrs
+        if depth != 0 or j <= i + 2:
+            raise _Err("malformed `.attribute(...)`", toks[i].start, toks[i].end)
+        from .printer import join_tokens
+        return j, [join_tokens(toks[i + 2:j - 1])]
 
     def declaration(self, toks: list[Token], i: int, end: int) -> int:
         """`[linkage] .space [.align N] [.v2] .type name[<N>][dims] [= init] {, name ...};`"""

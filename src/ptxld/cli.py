@@ -1,0 +1,130 @@
+"""The `ptxld` command line: parse, fmt, check, explain, rules, run, sass.
+
+Exit codes (contract): 0 no errors; 1 errors found; 2 usage or I/O problem. No Python traceback
+reaches a user: unexpected exceptions are reported as internal errors with exit code 3.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+
+import click
+
+from .io import InputError, read_ptx
+
+
+class _Group(click.Group):
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, **kwargs)
+        except (KeyboardInterrupt, BrokenPipeError):
+            sys.exit(130)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
+            raise
+        except InputError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(2)
+        except RecursionError:
+            click.echo("error: input nests too deeply to process", err=True)
+            sys.exit(2)
+        except Exception as e:  # pragma: no cover - a bug in ptxld, reported without a traceback
+            click.echo(f"internal error: {type(e).__name__}: {e}\n"
+                       "this is a bug in ptxld; please report it with the input", err=True)
+            sys.exit(3)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ptxld")
+def main() -> None:
+    """Parse, check, run and lower NVIDIA GPU load instructions (PTX ld, ld.global.nc, wmma.load,
+    SASS LDG)."""
+
+
+@main.command("parse")
+@click.argument("file", type=click.Path(allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the model of every load as JSON lines.")
+def parse_cmd(file: str, as_json: bool) -> None:
+    """Parse FILE and show every load-family instruction (ld, ld.global.nc, wmma.load)."""
+    from .ptx.loads import to_json
+    from .ptx.parser import parse
+
+    text, warning = read_ptx(file)
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
+    module = parse(text, filename=file)
+    for ins in module.loads():
+        if as_json:
+            click.echo(json.dumps(to_json(ins.load)))
+        else:
+            m = ins.load
+            click.echo(f"{file}:{ins.line}:{ins.column}: {ins.opcode}  "
+                       f"[{m.form}, space={m.space or 'generic'}, type={m.type}]")
+    errors = [d for d in module.diagnostics if d.severity == "error"]
+    for d in module.diagnostics:
+        click.echo(f"{file}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}", err=True)
+    sys.exit(1 if errors else 0)
+
+
+@main.command("fmt")
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("--check", "check_only", is_flag=True, help="Exit 1 if a file is not formatted.")
+@click.option("--diff", is_flag=True, help="Print a unified diff instead of the text.")
+@click.option("-i", "--in-place", is_flag=True, help="Rewrite the files.")
+def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool) -> None:
+    """Print FILES in canonical PTX layout (like `ruff format`)."""
+    from .ptx.parser import parse
+    from .ptx.printer import format_module
+
+    status = 0
+    for file in files:
+        text, warning = read_ptx(file)
+        module = parse(text, filename=file)
+        errors = [d for d in module.diagnostics if d.severity == "error"]
+        if errors:
+            for d in errors[:20]:
+                click.echo(f"{file}:{d.line}:{d.column}: error[{d.code}]: {d.message}", err=True)
+            click.echo(f"{file}: not formatted: it has syntax errors", err=True)
+            status = max(status, 1)
+            continue
+        out = format_module(module)
+        if check_only or diff:
+            if out != text:
+                status = max(status, 1)
+                if diff:
+                    click.echo("".join(difflib.unified_diff(
+                        text.splitlines(True), out.splitlines(True), file, file + " (formatted)")), nl=False)
+                else:
+                    click.echo(f"would reformat {file}")
+        elif in_place and file != "-":
+            if out != text:
+                with open(file, "w", encoding="utf-8") as f:
+                    f.write(out)
+        else:
+            click.echo(out, nl=False)
+    sys.exit(status)
+
+
+def _register() -> None:
+    """Commands that live with their subsystem."""
+    from .check.cli import check_cmd, explain_cmd, rules_cmd
+    main.add_command(check_cmd)
+    main.add_command(explain_cmd)
+    main.add_command(rules_cmd)
+    try:
+        from .emu.cli import run_cmd
+        main.add_command(run_cmd)
+    except ImportError:  # emulator CLI not built yet
+        pass
+    try:
+        from .sass.cli import sass
+        main.add_command(sass)
+    except ImportError:
+        pass
+
+
+_register()
