@@ -1,0 +1,101 @@
+"""Op objects, opcode splitting and the registry of instruction builders."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ptxld.emu.alu.ptxtypes import TYPES, coerce
+
+
+class Unsupported(Exception):
+    """The opcode is not an ALU instruction this library implements (message says why)."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """One resolved ALU opcode. ``op(*srcs)`` takes raw-bit arrays and returns a tuple of them.
+
+    ``dst_types_pair``/``pair`` exist for instructions with an optional second predicate
+    destination (``setp ... p|q``): ``op.pair(*srcs)`` returns ``(p, q)``.
+    """
+    opcode: str
+    dst_types: tuple[str, ...]
+    src_types: tuple[str, ...]
+    fn: Callable[..., tuple]
+    pair_fn: Callable[..., tuple] | None = field(default=None, repr=False)
+    dst_types_pair: tuple[str, ...] | None = None
+
+    def _args(self, srcs):
+        if len(srcs) != len(self.src_types):
+            raise TypeError(f"{self.opcode}: expected {len(self.src_types)} source operands "
+                            f"{self.src_types}, got {len(srcs)}")
+        return [coerce(s, TYPES[t]) for s, t in zip(srcs, self.src_types)]
+
+    def __call__(self, *srcs) -> tuple[np.ndarray, ...]:
+        with np.errstate(all="ignore"):
+            return tuple(self.fn(*self._args(srcs)))
+
+    def pair(self, *srcs) -> tuple[np.ndarray, ...]:
+        if self.pair_fn is None:
+            raise TypeError(f"{self.opcode}: has no two-destination (p|q) form")
+        with np.errstate(all="ignore"):
+            return tuple(self.pair_fn(*self._args(srcs)))
+
+
+class Quals:
+    """Qualifier bag of one opcode; builders take what they understand, leftovers are an error."""
+
+    def __init__(self, opcode: str):
+        self.opcode = opcode
+        parts = opcode.split(".")
+        self.base = parts[0]
+        self.types = ["." + p for p in parts[1:] if "." + p in TYPES]
+        self.rest = ["." + p for p in parts[1:] if "." + p not in TYPES]
+
+    def one(self, *choices: str, default: str | None = None, required: bool = False) -> str | None:
+        found = [q for q in self.rest if q in choices]
+        if len(found) > 1:
+            raise Unsupported(f"{self.opcode}: conflicting qualifiers {found}")
+        if not found:
+            if required:
+                raise Unsupported(f"{self.opcode}: needs one of {choices}")
+            return default
+        self.rest.remove(found[0])
+        return found[0]
+
+    def flag(self, q: str) -> bool:
+        return self.one(q) is not None
+
+    def type(self, allowed: tuple[str, ...] | None = None) -> str:
+        if len(self.types) != 1:
+            raise Unsupported(f"{self.opcode}: expected one type, got {self.types}")
+        t = self.types[0]
+        if allowed is not None and t not in allowed:
+            raise Unsupported(f"{self.opcode}: type {t} not in {allowed}")
+        return t
+
+    def done(self):
+        if self.rest:
+            raise Unsupported(f"{self.opcode}: unsupported qualifier(s) {self.rest}")
+
+
+BUILDERS: dict[str, Callable[[Quals], Op]] = {}
+
+
+def builder(*bases: str):
+    def deco(fn):
+        for b in bases:
+            BUILDERS[b] = fn
+        return fn
+    return deco
+
+
+def build(opcode: str) -> Op:
+    q = Quals(opcode)
+    if q.base not in BUILDERS:
+        raise Unsupported(f"{opcode}: '{q.base}' is not an ALU instruction of this library")
+    op = BUILDERS[q.base](q)
+    q.done()
+    return op
