@@ -13,7 +13,7 @@ from ptxld.sass import disassemble, lower
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools/sass_groundtruth"))
 
-import common  # noqa: E402
+import sass_gt_common as common  # noqa: E402
 
 pytestmark = pytest.mark.ptxas
 needs_tools = pytest.mark.skipif(not (common.PTXAS12.exists() and common.NVDISASM.exists()),
@@ -26,7 +26,7 @@ needs_tools = pytest.mark.skipif(not (common.PTXAS12.exists() and common.NVDISAS
 @pytest.mark.parametrize("vec, t, offset", [("", "s16", 0x7FFFFE), (".v2", "f32", -0x800008),
                                             (".v4", "u8", 0x1234568)])
 def test_fresh_variant(cls, generic, vec, t, offset):
-    import variants as V
+    import sass_gt_variants as V
     from gen_ptxas import compile_module, listing_of, text_sections
     v = V.make(cls, generic, vec, t, uniform=True, offset=offset)
     cubin, msg = compile_module(common.PTXAS12, V.module([V.kernel("k", v)]), "sm_50")

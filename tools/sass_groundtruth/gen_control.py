@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 from ptxld.spec import ldg as spec  # noqa: E402
-from common import DATA, nvdisasm, parse_listing, write_jsonl_gz  # noqa: E402
+from sass_gt_common import DATA, nvdisasm, parse_listing, write_jsonl_gz  # noqa: E402
 
 PAD_CONTROL = 0x001F8000FC0007E0
 

@@ -1,8 +1,8 @@
 """A small cubin (ptxas 12.9, sm_52) and nvdisasm's listing of it, for the ELF reader's tests."""
 from __future__ import annotations
 
-import variants as V
-from common import DATA, PTXAS12, nvdisasm
+import sass_gt_variants as V
+from sass_gt_common import DATA, PTXAS12, nvdisasm
 from gen_ptxas import compile_module
 
 LOADS = ["ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd3+-16];", "ld.global.s8 %r1, [%rd3+8388608];",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 from ptxld.spec import ldg as spec  # noqa: E402
-from common import DATA, nvdisasm, parse_listing, write_jsonl_gz  # noqa: E402
+from sass_gt_common import DATA, nvdisasm, parse_listing, write_jsonl_gz  # noqa: E402
 
 
 def field_word(form: spec.Form, values: dict) -> int:

@@ -20,8 +20,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import variants as V
-from common import (DATA, PTXAS11, PTXAS12, nvdisasm, parse_listing, text_sections,
+import sass_gt_variants as V
+from sass_gt_common import (DATA, PTXAS11, PTXAS12, nvdisasm, parse_listing, text_sections,
                     tool_versions, write_jsonl_gz)
 
 ARCHES = ["sm_50", "sm_52", "sm_53", "sm_60", "sm_61"]
