@@ -1,0 +1,54 @@
+"""Known, intended differences between ptxld's checker and ptxas 13.0 — the one table.
+
+docs/divergences.md is the readable form of this list; keep the two in step. Each entry names the
+cases it covers by a predicate over a comparison outcome (`tools/ptxas_oracle/compare.Outcome`:
+`.case` the generated case, `.ptxas` the cached ptxas record, `.errors`/`.warnings` ptxld's
+diagnostics) and says why the difference is right. A predicate is consulted only for cases whose
+verdict or error line differs (and for every ptxas crash); whatever differs and matches no entry
+is a checker bug. Entries must stay narrow: one cause each.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+LATEST_PTXAS_VERSION = (9, 0)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    id: str
+    title: str
+    reason: str
+    evidence: str
+    applies: Callable[[object], bool]
+
+    def matches(self, outcome) -> bool:
+        return bool(self.applies(outcome))
+
+
+def _ptxas_says(o, *fragments: str) -> bool:
+    return any(all(f in text for f in fragments) for _, text in o.ptxas["errors"])
+
+
+DIVERGENCES: tuple[Divergence, ...] = (
+    Divergence(
+        "ptxas-crash",
+        "ptxas crashes (SIGSEGV) instead of giving a verdict",
+        "ptxas 13.0 segfaults on some inputs (three attempts each); there is no verdict to match. "
+        "ptxld gives its own verdict: for the deterministic crashes (.v8 with 16-bit registers, "
+        "a .param variable declared in a kernel body, an undefined symbol with .unified) it "
+        "should say what is wrong or accept what the rules allow.",
+        "shared/spec/ptxas-vs-seeds.md §5.1, §5.2",
+        lambda o: o.ptxas_verdict == "crash",
+    ),
+    Divergence(
+        "ptx-newer-than-ptxas",
+        "PTX ISA versions after 9.0",
+        "ptxas 13.0 stops at PTX 9.0 and rejects every newer `.version`; ptxld knows the PTX ISA "
+        "up to 9.4 (e.g. `ld.volatile.local` from 9.1) and checks such modules by those rules.",
+        "shared/spec/versions.md §1; ptxas-vs-seeds.md B4",
+        lambda o: o.case.version > LATEST_PTXAS_VERSION and o.ptxas_verdict == "reject"
+        and _ptxas_says(o, "version"),
+    ),
+)

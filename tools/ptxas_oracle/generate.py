@@ -1,0 +1,995 @@
+"""Complete PTX modules that exercise `ld`, `ld.global.nc` and `wmma.load`, for differential testing.
+
+Every case is one module: `.version`, `.target`, `.address_size 64`, module-scope variables, one
+kernel whose body holds the instruction under test (`Case.focus`). The vocabulary comes from
+ptxld's spec tables (`spec.ld.GROUPS/TYPES/GATES`, `spec.targets`, `spec.wmma`); this file only
+decides how to combine it. Families:
+
+* exhaustive products: `ld.types` (state space x type x vector x address form), `ld.regclass`
+  (type x destination register class), `wmma.legal` / `wmma.grid` (shape x matrix x type x layout
+  x state space x stride), `ld.param` (return values, predicates, `::entry/::func`);
+* seeded samples of larger products: `ld.grammar` (random qualifier sets shaped like the seeds'
+  syntax forms, any target/version), `ld.gates` (each qualifier on every target at the PTX
+  versions where some gate changes);
+* mutations of well-formed loads: `ld.mutation` and `wmma.mutation` (drop/duplicate/reorder/
+  misspell a qualifier, wrong register class/width/arity, sinks, immediate and odd addresses,
+  cache-policy operand without hint and vice versa, `.unified`, guards, ...);
+* `header`: `.version` too old for `.target`, PTX versions newer than ptxas supports.
+
+Targets span sm_20 ... sm_121f; ptxas 13.0 generates code only from sm_75, so older `.target`s are
+assembled with `-arch=sm_75` (ptxas still applies the older target's rules). PTX 6.0 ... 9.0.
+Deterministic: sampled families draw from `random.Random(<family name>)`.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Iterator
+
+from ptxld.spec import ld as LD
+from ptxld.spec import targets as T
+from ptxld.spec import wmma as W
+
+# ---------------------------------------------------------------------------------------------
+# Targets and versions
+
+FIRST_VERSION = (6, 0)
+VERSIONS = tuple(v for v in T.PTX_VERSIONS if FIRST_VERSION <= v <= T.LATEST_PTAS_VERSION)
+NEWER_VERSIONS = tuple(v for v in T.PTX_VERSIONS if v > T.LATEST_PTAS_VERSION)
+OLDEST_TARGET = 20          # sm_1x are out of scope (map_f64_to_f32 era)
+PTXAS_MIN_ARCH = 75         # ptxas 13.0: "Value 'sm_72' is not defined for option 'gpu-name'"
+
+
+def _target_order(name: str) -> tuple[int, str]:
+    t = T.parse_target(name)
+    return (t.number, t.suffix)
+
+
+TARGETS: tuple[str, ...] = tuple(sorted(
+    (t for t, v in T.TARGET_INTRODUCED.items()
+     if v <= T.LATEST_PTAS_VERSION and T.parse_target(t).number >= OLDEST_TARGET),
+    key=_target_order))
+MODERN_TARGETS = tuple(t for t in TARGETS if T.parse_target(t).number >= 90)
+
+
+def sm(target: str) -> int:
+    return T.parse_target(target).number
+
+
+def ptxas_arch(target: str) -> str:
+    """The `-arch` ptxas 13.0 assembles a `.target` with."""
+    if sm(target) < PTXAS_MIN_ARCH:
+        return f"sm_{PTXAS_MIN_ARCH}"
+    return T.RENAMED_FROM_9_0.get(target, target)
+
+
+def versions_for(target: str) -> tuple[tuple[int, int], ...]:
+    intro = T.TARGET_INTRODUCED[target]
+    return tuple(v for v in VERSIONS if v >= intro)
+
+
+def _previous(v: tuple[int, int]) -> tuple[int, int] | None:
+    i = T.PTX_VERSIONS.index(v)
+    return T.PTX_VERSIONS[i - 1] if i else None
+
+
+def _boundary_versions() -> tuple[tuple[int, int], ...]:
+    """Every PTX version at which some load-family gate opens, and the one before it."""
+    mins = {g.min_ptx for g in LD.GATES.values()}
+    mins |= {W.ALIGNED_FROM_PTX, W.SHARED_CTA_GATE.ptx}
+    mins |= {f.gate.ptx for f in W.legal_combinations()}
+    mins |= set(T.TARGETS_ADDED)
+    out = {VERSIONS[0], VERSIONS[-1]}
+    for v in mins:
+        for x in (v, _previous(v)):
+            if x in VERSIONS:
+                out.add(x)
+    return tuple(sorted(out))
+
+
+BOUNDARY_VERSIONS = _boundary_versions()
+
+# ---------------------------------------------------------------------------------------------
+# Vocabulary derived from the spec tables
+
+# ptxas has no `.reg .bf16/.bf16x2/.tf32` ("Parsing error near '.bf16'"); every other TYPES entry
+# is a register class.
+_NOT_REGISTER_KINDS = {"bf", "bf16x2", "tf"}
+REG_CLASSES = tuple(t for t, (kind, _) in LD.TYPES.items() if kind not in _NOT_REGISTER_KINDS)
+LD_TYPES = LD.GROUPS["type"]
+NON_LD_TYPES = tuple(t for t in LD.TYPES if t not in LD_TYPES)
+LD_SPACES: tuple[str | None, ...] = (None,) + LD.GROUPS["space"]   # None: generic addressing
+GROUP_ORDER = tuple(LD.GROUPS)
+
+# The variable each state space's "named variable" address uses (declared in every module).
+VARIABLE_OF = {".global": "gvar", ".shared": "svar", ".const": "cvar", ".local": "lvar",
+               ".param": "pb", None: "gvar"}
+STANDARD_PRELUDE = (
+    ".global .align 16 .b8 gvar[1024];",
+    ".shared .align 16 .b8 svar[1024];",
+    ".const .align 16 .b8 cvar[1024];",
+)
+UNIFIED_PRELUDE = STANDARD_PRELUDE + (".global .attribute(.unified(19,95)) .align 16 .b8 ugvar[1024];",)
+RETURN_PRELUDE = STANDARD_PRELUDE + (
+    ".func (.param .b32 rv) fret()",
+    "{",
+    "\tst.param.b32 [rv], 1;",
+    "\tret;",
+    "}",
+)
+KERNEL_PARAMS = ("\t.param .u64 p,", "\t.param .align 16 .b8 pb[64]")
+
+
+def base_space(space: str | None) -> str | None:
+    return LD.SPACE_BASE[space] if space else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    index: int
+    version: tuple[int, int]
+    target: str
+    body: tuple[str, ...]                      # kernel body lines (declarations + instructions)
+    focus: str                                 # the instruction under test, as written
+    prelude: tuple[str, ...] = STANDARD_PRELUDE
+    flags: tuple[str, ...] = ()                # extra ptxas options (`-c` for .unified variables)
+    tags: tuple[tuple[str, str], ...] = ()     # what the case varies, for grouping reports
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}/{self.index:05d}"
+
+    @property
+    def arch(self) -> str:
+        return ptxas_arch(self.target)
+
+    def head_lines(self) -> list[str]:
+        """Everything before the kernel: header and module-scope declarations."""
+        return [f".version {self.version[0]}.{self.version[1]}", f".target {self.target}",
+                ".address_size 64", "", *self.prelude, ""]
+
+    def kernel_lines(self, name: str = "k") -> list[str]:
+        return [f".visible .entry {name}(", *KERNEL_PARAMS, ")", "{", *self.body, "\tret;", "}"]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.head_lines() + self.kernel_lines()) + "\n"
+
+    @property
+    def batch_key(self) -> tuple:
+        """Cases with equal keys can share one module (same header, declarations and options)."""
+        return (self.version, self.target, self.prelude, self.flags)
+
+    @property
+    def focus_line(self) -> int:
+        """1-based line of the instruction under test in `text`."""
+        lines = self.head_lines() + self.kernel_lines()
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].strip() == self.focus.strip():
+                return i + 1
+        return 0
+
+    def key(self, ptxas_version: str) -> str:
+        h = hashlib.sha256()
+        for part in (self.arch, " ".join(self.flags), self.text, ptxas_version):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:24]
+
+    def tag(self, name: str, default: str = "") -> str:
+        return dict(self.tags).get(name, default)
+
+
+class Kernel:
+    """Builds a kernel body: registers are declared by class as the instructions ask for them."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.decls: list[str] = []
+        self.setup: list[str] = []
+        self.lines: list[str] = []
+        self.tail: list[str] = []     # lines after the instruction under test
+
+    def reg(self, cls: str) -> str:
+        n = self.counts.get(cls, 0)
+        self.counts[cls] = n + 1
+        return f"%{cls[1:]}_{n}"
+
+    def regs(self, cls: str, n: int) -> list[str]:
+        return [self.reg(cls) for _ in range(n)]
+
+    def declare(self, line: str) -> None:
+        if line not in self.decls:
+            self.decls.append(line)
+
+    def variable(self, space: str | None) -> str:
+        base = base_space(space)
+        if base == ".local":
+            self.declare(".local .align 16 .b8 lvar[1024];")
+        return VARIABLE_OF[base]
+
+    def policy(self) -> str:
+        r = self.reg(".b64")
+        self.setup.append(f"mov.b64 {r}, 0;")
+        return r
+
+    def predicate(self) -> str:
+        p = self.reg(".pred")
+        self.setup.append(f"setp.ne.u64 {p}, %addr, 0;")
+        return p
+
+    def body(self) -> tuple[str, ...]:
+        regs = [f".reg {c} %{c[1:]}_<{n}>;" for c, n in self.counts.items()]
+        out = [".reg .b64 %addr;", *regs, *self.decls, "ld.param.u64 %addr, [p];",
+               *self.setup, *self.lines, *self.tail]
+        return tuple("\t" + line for line in out)
+
+
+@dataclass
+class Load:
+    """An instruction under test, field by field, so mutations can edit it."""
+    opcode: str                     # "ld" or "wmma.load"
+    quals: list[str]                # as written, in order
+    dest: list[str]                 # registers (or `_`)
+    vector: bool                    # dest written as a brace list
+    address: str
+    extra: list[str] = field(default_factory=list)   # cache-policy / stride operands
+    guard: str = ""
+
+    def text(self) -> str:
+        dest = "{" + ", ".join(self.dest) + "}" if self.vector else self.dest[0]
+        ops = ", ".join([dest, self.address, *self.extra])
+        guard = f"@{self.guard} " if self.guard else ""
+        return f"{guard}{self.opcode}{''.join(self.quals)} {ops};"
+
+
+def make_case(family: str, index: int, version, target, k: Kernel, load: Load | str, *,
+              prelude=STANDARD_PRELUDE, flags=(), **tags) -> Case:
+    focus = load if isinstance(load, str) else load.text()
+    k.lines.append(focus)
+    return Case(family, index, tuple(version), target, k.body(), focus, prelude, tuple(flags),
+                tuple(sorted((a, str(b)) for a, b in tags.items())))
+
+
+# ---------------------------------------------------------------------------------------------
+# Well-formed ld building blocks
+
+
+def ordered(quals: dict[str, str]) -> list[str]:
+    """Qualifiers in the seeds' template order (the order of `spec.ld.GROUPS`)."""
+    return [quals[g] for g in GROUP_ORDER if g in quals]
+
+
+def complete(quals: dict[str, str]) -> dict[str, str]:
+    """The natural well-formed companion qualifiers of a partial set: a memory order gets a scope
+    and vice versa, `.mmio` gets `.relaxed.sys`, an L2 eviction priority a 256-bit vector, ..."""
+    q = dict(quals)
+    q.setdefault("type", ".u32")
+    if "mmio" in q:
+        q.setdefault("sem", ".relaxed")
+        q.setdefault("scope", ".sys")
+    if q.get("sem") in (".relaxed", ".acquire"):
+        q.setdefault("scope", ".gpu")
+    if "scope" in q:
+        q.setdefault("sem", ".relaxed")
+    if "l2_evict" in q and "vec" not in q:
+        q["vec"] = ".v4" if LD.type_bits(q["type"]) == 64 else ".v8"
+        if LD.type_bits(q["type"]) not in (32, 64):
+            q["type"] = ".b32"
+    return q
+
+
+def natural_address(k: Kernel, space: str | None) -> str:
+    """A register address, except for `.param` where ld.param names the parameter."""
+    if base_space(space) == ".param":
+        return f"[{k.variable(space)}]"
+    return "[%addr]"
+
+
+ADDRESS_FORMS = ("reg", "reg+off", "reg+-off", "var", "var+off")
+
+
+def address(k: Kernel, form: str, space: str | None) -> str:
+    if form == "reg":
+        return "[%addr]"
+    if form == "reg+off":
+        return "[%addr+16]"
+    if form == "reg+-off":
+        return "[%addr+-16]"
+    if form == "var":
+        return f"[{k.variable(space)}]"
+    if form == "var+off":
+        return f"[{k.variable(space)}+16]"
+    raise ValueError(form)
+
+
+def build_ld(k: Kernel, quals: dict[str, str], *, addr: str | None = None,
+             dest_class: str | None = None) -> Load:
+    t = quals["type"]
+    n = LD.VECTOR_LENGTH.get(quals.get("vec", ""), 0)
+    cls = dest_class or t
+    dest = k.regs(cls, max(n, 1))
+    extra = [k.policy()] if "cache_hint" in quals else []
+    return Load("ld", ordered(quals), dest, n > 0, addr or natural_address(k, quals.get("space")),
+                extra)
+
+
+def _pick_version(rng: random.Random, target: str, latest_bias: float = 0.4):
+    vs = versions_for(target)
+    return vs[-1] if rng.random() < latest_bias else rng.choice(vs)
+
+
+def _pick_target(rng: random.Random, modern_bias: float = 0.5) -> str:
+    return rng.choice(MODERN_TARGETS) if rng.random() < modern_bias else rng.choice(TARGETS)
+
+
+def random_quals(rng: random.Random, *, nc: bool | None = None) -> dict[str, str]:
+    """A qualifier set shaped like one of the seeds' syntax forms, with optional groups drawn."""
+    G = LD.GROUPS
+    q: dict[str, str] = {"type": rng.choice(LD_TYPES)}
+    if nc is None:
+        nc = rng.random() < 0.2
+    if nc:
+        q["space"] = ".global"
+        q["nc"] = ".nc"
+        if rng.random() < 0.25:
+            q["cop"] = rng.choice(LD.NC_COPS)
+    else:
+        space = rng.choice(LD_SPACES)
+        if space:
+            q["space"] = space
+        form = rng.choice(["weak", "weak", "volatile", "relaxed", "acquire", "mmio"])
+        if form == "weak" and rng.random() < 0.3:
+            q["sem"] = ".weak"
+        elif form in ("relaxed", "acquire"):
+            q["sem"] = "." + form
+            q["scope"] = rng.choice(G["scope"])
+        elif form == "volatile":
+            q["sem"] = ".volatile"
+        elif form == "mmio":
+            q.update(mmio=".mmio", sem=".relaxed", scope=".sys")
+        if form == "weak" and rng.random() < 0.25:
+            q["cop"] = rng.choice(G["cop"])
+    if rng.random() < 0.35:
+        q["vec"] = rng.choice(G["vec"])
+    if "cop" not in q and rng.random() < 0.2:
+        q["l1_evict"] = rng.choice(G["l1_evict"])
+    if rng.random() < (0.5 if LD.type_bits(q["type"]) * LD.VECTOR_LENGTH.get(q.get("vec", ""), 1) == 256
+                       else 0.08):
+        q["l2_evict"] = rng.choice(G["l2_evict"])
+    if rng.random() < 0.15:
+        q["cache_hint"] = ".L2::cache_hint"
+    if rng.random() < 0.15:
+        q["prefetch"] = rng.choice(G["prefetch"])
+    return q
+
+
+# ---------------------------------------------------------------------------------------------
+# Families. Each yields (version, target, Kernel, Load|str, extra make_case kwargs).
+
+FAMILIES: dict[str, Callable[[], Iterator]] = {}
+
+
+def family(name: str):
+    def register(fn):
+        FAMILIES[name] = fn
+        return fn
+    return register
+
+
+@family("ld.types")
+def _types():
+    """State space (and .nc) x type x vector, natural registers; every address form on sm_100,
+    register/param addresses on sm_90 (where 256-bit loads are gated)."""
+    spaces = [(s, False) for s in LD_SPACES] + [(".global", True)]
+    for target, forms in (("sm_100", ADDRESS_FORMS), ("sm_90", (None,))):
+        for space, nc in spaces:
+            for t in LD_TYPES:
+                for vec in (None,) + LD.GROUPS["vec"]:
+                    for form in forms:
+                        q = {"type": t}
+                        if space:
+                            q["space"] = space
+                        if nc:
+                            q["nc"] = ".nc"
+                        if vec:
+                            q["vec"] = vec
+                        k = Kernel()
+                        addr = address(k, form, space) if form else None
+                        yield (9, 0), target, k, build_ld(k, q, addr=addr), dict(
+                            space=space or "generic", nc=nc, type=t, vec=vec, address=form or "natural")
+
+
+@family("ld.regclass")
+def _regclass():
+    """Type x destination register class (relaxed type-checking rules), scalar and .v2."""
+    shapes = [(".global", False, None), (".shared", False, None), (None, False, None),
+              (".global", True, None), (".global", False, ".v2")]
+    for space, nc, vec in shapes:
+        for t in LD_TYPES:
+            for cls in REG_CLASSES:
+                q = {"type": t}
+                if space:
+                    q["space"] = space
+                if nc:
+                    q["nc"] = ".nc"
+                if vec:
+                    q["vec"] = vec
+                k = Kernel()
+                yield (9, 0), "sm_90", k, build_ld(k, q, dest_class=cls), dict(
+                    space=space or "generic", nc=nc, type=t, vec=vec, reg=cls)
+
+
+def _gate_instances() -> list[tuple[str, dict[str, str]]]:
+    """One partial qualifier set per value of every group, plus the type/vector gates."""
+    out: list[tuple[str, dict[str, str]]] = [("generic", {})]
+    for g, values in LD.GROUPS.items():
+        if g == "type":
+            continue
+        for v in values:
+            out.append((v, {g: v}))
+    for t in LD_TYPES:
+        if LD.type_bits(t) in (64, 128) or t in (".u32", ".f32"):
+            out.append((t, {"type": t}))
+    out.append((".b128.sys", {"type": ".b128", "sem": ".relaxed", "scope": ".sys"}))
+    out.append((".mmio.b128", {"type": ".b128", "mmio": ".mmio"}))
+    for t in LD_TYPES:
+        bits = LD.type_bits(t)
+        if bits in (32, 64):
+            out.append((f"256-bit{t}", {"type": t, "vec": ".v8" if bits == 32 else ".v4"}))
+    out.append((".nc.L2::256B", {"nc": ".nc", "prefetch": ".L2::256B"}))
+    out.append((".nc.L1::evict_last", {"nc": ".nc", "l1_evict": ".L1::evict_last"}))
+    out.append((".nc.L2::cache_hint", {"nc": ".nc", "cache_hint": ".L2::cache_hint"}))
+    out.append((".nc.b128", {"nc": ".nc", "type": ".b128"}))
+    out.append((".nc.256-bit", {"nc": ".nc", "type": ".u32", "vec": ".v8"}))
+    return out
+
+
+@family("ld.gates")
+def _gates():
+    """Each qualifier (completed to a natural load) on every target, at two PTX versions drawn
+    from the gate boundaries that target admits."""
+    rng = random.Random("ld.gates")
+    for name, partial in _gate_instances():
+        q = complete(partial)
+        if "space" not in q and name != "generic" and "mmio" not in q:
+            q["space"] = ".global"
+        if "nc" in q:
+            q["space"] = ".global"
+        for target in TARGETS:
+            vs = [v for v in BOUNDARY_VERSIONS if v in versions_for(target)]
+            for v in sorted(set(rng.sample(vs, min(2, len(vs))))):
+                k = Kernel()
+                yield v, target, k, build_ld(k, q), dict(feature=name)
+
+
+@family("ld.grammar")
+def _grammar():
+    """Random qualifier sets in the seeds' syntax forms on any target / version."""
+    rng = random.Random("ld.grammar")
+    for _ in range(3000):
+        q = random_quals(rng)
+        target = _pick_target(rng)
+        v = _pick_version(rng, target)
+        k = Kernel()
+        cls = q["type"] if rng.random() < 0.85 else rng.choice(REG_CLASSES)
+        space = q.get("space")
+        addr = (natural_address(k, space) if rng.random() < 0.7
+                else address(k, rng.choice(ADDRESS_FORMS), space))
+        yield v, target, k, build_ld(k, q, addr=addr, dest_class=cls), dict(
+            quals=".".join(x[1:] for x in ordered(q)))
+
+
+# ---- mutations -------------------------------------------------------------------------------
+
+def _misspell(rng: random.Random, qual: str) -> str:
+    """A near miss of a qualifier that is not itself a qualifier."""
+    valid = set(LD.GROUP_OF) | {f".{x}" for x in (*W.SHAPES, *W.LAYOUTS, *W.ELEMENT_BITS, "sync",
+                                                  "aligned", "a", "b", "c")}
+    body = qual[1:]
+    for _ in range(20):
+        op = rng.choice(["swap", "drop", "upper", "double", "colon", "dot"])
+        s = body
+        i = rng.randrange(len(s))
+        if op == "swap" and len(s) > 1:
+            i = min(i, len(s) - 2)
+            s = s[:i] + s[i + 1] + s[i] + s[i + 2:]
+        elif op == "drop" and len(s) > 1:
+            s = s[:i] + s[i + 1:]
+        elif op == "upper":
+            s = s.upper() if s.islower() else s.lower()
+        elif op == "double":
+            s = s[:i] + s[i] + s[i:]
+        elif op == "colon" and "::" in s:
+            s = s.replace("::", ":")
+        elif op == "dot" and "::" in s:
+            s = s.replace("::", ".")
+        cand = "." + s
+        if s and cand != qual and cand not in valid and not s.startswith("."):
+            return cand
+    return qual + "x"
+
+
+# Spellings from neighbouring vocabularies: SASS (LDG), st/createpolicy, other vector widths.
+FOREIGN_QUALIFIERS = (".wb", ".wt", ".ci", ".E", ".U", ".L2::evict_unchanged", ".L1::evict_none",
+                      ".L2::32B", ".L2::512B", ".v3", ".v16", ".b256", ".u128", ".s128", ".f128",
+                      ".shared::gpu", ".param::kernel", ".release", ".strong", ".global::cta")
+
+_SAME_KIND = {}
+for _c in REG_CLASSES:
+    _SAME_KIND.setdefault(LD.TYPES[_c][0], []).append(_c)
+
+
+def _mutations() -> dict[str, Callable]:
+    """name -> fn(rng, k, load, quals) that edits `load` (and may return make_case kwargs)."""
+    M: dict[str, Callable] = {}
+
+    def op(fn):
+        M[fn.__name__] = fn
+        return fn
+
+    @op
+    def drop_qualifier(rng, k, load, q):
+        load.quals.pop(rng.randrange(len(load.quals)))
+
+    @op
+    def duplicate_qualifier(rng, k, load, q):
+        x = rng.choice(load.quals)
+        load.quals.insert(rng.randrange(len(load.quals) + 1), x)
+
+    @op
+    def reorder_qualifiers(rng, k, load, q):
+        before = list(load.quals)
+        for _ in range(10):
+            rng.shuffle(load.quals)
+            if load.quals != before or len(before) < 2:
+                break
+
+    @op
+    def type_before_vector(rng, k, load, q):
+        if "vec" in q:
+            load.quals.remove(q["vec"])
+            load.quals.append(q["vec"])
+        else:
+            load.quals.insert(0, load.quals.pop())
+
+    @op
+    def misspell(rng, k, load, q):
+        i = rng.randrange(len(load.quals))
+        load.quals[i] = _misspell(rng, load.quals[i])
+
+    @op
+    def foreign_qualifier(rng, k, load, q):
+        load.quals.insert(rng.randrange(len(load.quals) + 1), rng.choice(FOREIGN_QUALIFIERS))
+
+    @op
+    def non_ld_type(rng, k, load, q):
+        load.quals[load.quals.index(q["type"])] = rng.choice(NON_LD_TYPES)
+
+    @op
+    def wrong_register_class(rng, k, load, q):
+        cls = rng.choice([c for c in REG_CLASSES if c != q["type"]])
+        load.dest = k.regs(cls, len(load.dest))
+
+    @op
+    def other_register_width(rng, k, load, q):
+        kind, bits = LD.TYPES[q["type"]]
+        same = [c for c in _SAME_KIND.get(kind, []) if LD.TYPES[c][1] != bits]
+        same = same or [c for c in REG_CLASSES if LD.TYPES[c][1] != bits and c != ".pred"]
+        load.dest = k.regs(rng.choice(same), len(load.dest))
+
+    @op
+    def wrong_arity(rng, k, load, q):
+        n = len(load.dest)
+        choice = rng.choice([n - 1, n + 1, 2 * n, 3]) if load.vector else rng.choice([1, 2, 4])
+        load.dest = k.regs(q["type"], max(choice, 1))
+        load.vector = True if not load.vector or choice != 1 or rng.random() < 0.5 else False
+
+    @op
+    def scalar_for_vector(rng, k, load, q):
+        load.vector = False
+        load.dest = load.dest[:1]
+
+    @op
+    def sink(rng, k, load, q):
+        where = rng.choice(["scalar", "element", "all", "policy", "address"])
+        if where == "scalar":
+            load.dest, load.vector = ["_"], False
+        elif where == "element":
+            if not load.vector:
+                load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
+            load.dest[rng.randrange(len(load.dest))] = "_"
+        elif where == "all":
+            load.dest = ["_"] * max(2, len(load.dest))
+            load.vector = True
+        elif where == "policy":
+            load.extra = ["_"]
+            if "cache_hint" not in q:
+                load.quals.insert(len(load.quals) - 1, ".L2::cache_hint")
+        else:
+            load.address = "[_]"
+        return dict(sink=where)
+
+    @op
+    def immediate_address(rng, k, load, q):
+        load.address = f"[{rng.choice([0, 240, 4096, 65536])}]"
+
+    @op
+    def policy_without_hint(rng, k, load, q):
+        if "cache_hint" in q:
+            load.quals.remove(".L2::cache_hint")
+        else:
+            load.extra = [k.policy()]
+
+    @op
+    def hint_without_policy(rng, k, load, q):
+        if "cache_hint" not in q:
+            load.quals.insert(len(load.quals) - 1, ".L2::cache_hint")
+        load.extra = []
+
+    @op
+    def policy_operand_kind(rng, k, load, q):
+        if "cache_hint" not in q:
+            load.quals.insert(len(load.quals) - 1, ".L2::cache_hint")
+        kind = rng.choice(["imm", ".b32", ".u64", ".f64", "var"])
+        load.extra = ["1" if kind == "imm" else "gvar" if kind == "var" else k.reg(kind)]
+        return dict(policy=kind)
+
+    @op
+    def odd_address(rng, k, load, q):
+        form = rng.choice(["reg32", "reg16", "reg-off", "undefined", "double-off", "reg+reg",
+                           "var-of-other-space"])
+        if form == "reg32":
+            load.address = f"[{k.reg('.b32')}]"
+        elif form == "reg16":
+            load.address = f"[{k.reg('.b16')}]"
+        elif form == "reg-off":
+            load.address = "[%addr-8]"
+        elif form == "undefined":
+            load.address = "[nosuchvar]"
+        elif form == "double-off":
+            load.address = "[%addr+8+8]"
+        elif form == "reg+reg":
+            load.address = f"[%addr+{k.reg('.b64')}]"
+        else:
+            space = rng.choice([s for s in LD_SPACES if base_space(s) != base_space(q.get("space"))])
+            load.address = f"[{k.variable(space)}]"
+        return dict(address=form)
+
+    @op
+    def generic_variable(rng, k, load, q):
+        """Generic addressing of a named variable of each state space."""
+        if q.get("space"):
+            load.quals.remove(q["space"])
+        space = rng.choice([s for s in LD_SPACES if s])
+        load.address = f"[{k.variable(space)}{rng.choice(['', '+8'])}]"
+        return dict(variable=VARIABLE_OF[base_space(space)])
+
+    @op
+    def unified(rng, k, load, q):
+        form = rng.choice(["reg", "var", "decl", "decl-plain", "decl-undeclared"])
+        if form == "reg":
+            load.address = "[%addr].unified"
+        elif form == "var":
+            load.address = f"[{k.variable(q.get('space'))}].unified"
+        elif form == "decl":
+            load.address = "[ugvar].unified"
+        elif form == "decl-plain":
+            load.address = "[ugvar]"
+        else:
+            load.address = "[nosuchvar].unified"
+        kw = dict(unified=form)
+        if form.startswith("decl"):
+            kw.update(prelude=UNIFIED_PRELUDE, flags=("-c",))
+        return kw
+
+    @op
+    def guard(rng, k, load, q):
+        kind = rng.choice(["pred", "negated", "nonpred"])
+        p = k.predicate() if kind != "nonpred" else k.reg(".b32")
+        load.guard = ("!" if kind == "negated" else "") + p
+        return dict(guard=kind)
+
+    @op
+    def operand_count(rng, k, load, q):
+        kind = rng.choice(["extra", "missing-address", "dest-immediate", "dest-variable"])
+        if kind == "extra":
+            load.extra = load.extra + [k.policy(), k.policy()][: 2 - len(load.extra)]
+        elif kind == "missing-address":
+            load.address, load.extra = load.dest[-1], []
+            load.dest, load.vector = load.dest[:1], False
+        elif kind == "dest-immediate":
+            load.dest, load.vector = ["5"], False
+        else:
+            load.dest, load.vector = ["gvar"], False
+        return dict(operands=kind)
+
+    return M
+
+
+MUTATIONS = _mutations()
+
+
+@family("ld.mutation")
+def _ld_mutation():
+    rng = random.Random("ld.mutation")
+    names = sorted(MUTATIONS)
+    for i in range(3200):
+        name = names[i % len(names)]
+        q = random_quals(rng)
+        target = _pick_target(rng, 0.7)
+        v = _pick_version(rng, target, 0.5)
+        k = Kernel()
+        load = build_ld(k, q)
+        kw = MUTATIONS[name](rng, k, load, q) or {}
+        extra = {a: kw.pop(a) for a in ("prelude", "flags") if a in kw}
+        yield v, target, k, load, dict(mutation=name, **kw, **extra)
+
+
+# ---- ld.param: return values, predicates, ::entry / ::func -----------------------------------
+
+@family("ld.param")
+def _param():
+    spaces = [s for s in LD_SPACES if base_space(s) == ".param"] + [None]
+    for target, v in (("sm_90", (9, 0)), ("sm_75", (8, 3)), ("sm_80", (7, 8)), ("sm_100", (8, 8))):
+        for space in spaces:
+            for guard in ("", "pred", "negated"):
+                for t in (".b32", ".u32", ".f32"):
+                    k = Kernel()
+                    g = ("!" if guard == "negated" else "") + k.predicate() if guard else ""
+                    k.setup += ["{", ".param .b32 rv0;", "call (rv0), fret, ();"]
+                    k.tail.append("}")
+                    q = {"type": t}
+                    if space:
+                        q["space"] = space
+                    load = build_ld(k, q, addr="[rv0]")
+                    load.guard = g
+                    yield v, target, k, load, dict(
+                        prelude=RETURN_PRELUDE, what="return-value", space=space or "generic",
+                        guard=guard or "none", type=t)
+            # kernel parameter through each sub-qualifier, a param declared in the body
+            for t in (".b32", ".u64"):
+                k = Kernel()
+                q = {"type": t}
+                if space:
+                    q["space"] = space
+                yield v, target, k, build_ld(k, q, addr="[pb+8]"), dict(
+                    what="kernel-param", space=space or "generic")
+                k = Kernel()
+                k.declare(".param .b32 a0;")
+                yield v, target, k, build_ld(k, q, addr="[a0]"), dict(
+                    what="body-param", space=space or "generic")
+
+
+# ---- headers -----------------------------------------------------------------------------------
+
+@family("header")
+def _header():
+    """`.version` older than the target needs; versions newer than ptxas 13.0 supports."""
+    simple = {"space": ".global", "type": ".u32"}
+    for target in TARGETS:
+        prev = _previous(T.TARGET_INTRODUCED[target])
+        if prev and prev >= FIRST_VERSION:
+            k = Kernel()
+            yield prev, target, k, build_ld(k, dict(simple)), dict(what="version-below-target")
+    for v in NEWER_VERSIONS:
+        for target in ("sm_90", "sm_100", "sm_120"):
+            for q in (simple, {"space": ".local", "sem": ".volatile", "type": ".u32"}):
+                k = Kernel()
+                yield v, target, k, build_ld(k, dict(q)), dict(what="newer-version")
+
+
+# ---- wmma.load -----------------------------------------------------------------------------------
+
+WMMA_SPACES = (None,) + W.STATE_SPACES
+WMMA_STRIDES = ("none", "imm", "reg")
+
+
+def wmma_load(k: Kernel, f: W.FragmentSpec, layout: str, space: str | None, stride: str,
+              version) -> Load:
+    quals = [f".{f.matrix}", ".sync"]
+    if W.aligned_rule(version) == "required":
+        quals.append(".aligned")
+    quals += [f".{layout}", f".{f.shape}"]
+    if space:
+        quals.append(f".{space}")
+    quals.append(f".{f.type}")
+    cls = "." + f.register_classes[0]
+    extra = []
+    if stride == "imm":
+        extra = [str(f.default_stride(layout))]
+    elif stride == "reg":
+        r = k.reg(".b32")
+        k.setup.append(f"mov.b32 {r}, {f.default_stride(layout)};")
+        extra = [r]
+    return Load("wmma.load", quals, k.regs(cls, f.nregs), True, "[%addr]", extra)
+
+
+def _wmma_target(rng: random.Random, f: W.FragmentSpec) -> str:
+    ok = [t for t in TARGETS if sm(t) >= f.gate.sm]
+    return rng.choice(ok) if rng.random() < 0.75 else rng.choice(TARGETS)
+
+
+def _wmma_version(rng: random.Random, target: str, f: W.FragmentSpec):
+    vs = versions_for(target)
+    ok = [v for v in vs if v >= f.gate.ptx] or list(vs)
+    return rng.choice(ok) if rng.random() < 0.8 else rng.choice(vs)
+
+
+@family("wmma.legal")
+def _wmma_legal():
+    rng = random.Random("wmma.legal")
+    for f in W.legal_combinations():
+        if f.matrix == "d":
+            continue
+        for layout in W.LAYOUTS:
+            for space in WMMA_SPACES:
+                for stride in WMMA_STRIDES:
+                    target = _wmma_target(rng, f)
+                    v = _wmma_version(rng, target, f)
+                    k = Kernel()
+                    yield v, target, k, wmma_load(k, f, layout, space, stride, v), dict(
+                        shape=f.shape, matrix=f.matrix, type=f.type, layout=layout,
+                        space=space or "generic", stride=stride)
+
+
+@family("wmma.grid")
+def _wmma_grid():
+    """(shape, matrix, type) outside the table, with the register count of a legal neighbour."""
+    for shape in W.SHAPES:
+        for matrix in "abc":
+            for t in W.ELEMENT_BITS:
+                if W.is_legal(shape, matrix, t):
+                    continue
+                nregs = 1 if W.ELEMENT_BITS[t] == 64 else 8
+                f = W.FragmentSpec(shape, matrix, t, nregs, 64 if t == "f64" else 32,
+                                   ("f64",) if t == "f64" else ("b32",), ("row",), W.Gate((7, 0), 80))
+                for target, v in (("sm_90", (9, 0)), ("sm_80", (7, 0))):
+                    k = Kernel()
+                    yield v, target, k, wmma_load(k, f, "row", None, "none", v), dict(
+                        shape=shape, matrix=matrix, type=t)
+
+
+def _wmma_mutations() -> dict[str, Callable]:
+    M: dict[str, Callable] = {}
+
+    def op(fn):
+        M[fn.__name__] = fn
+        return fn
+
+    @op
+    def register_count(rng, k, load, f):
+        n = rng.choice([c for c in (1, 2, 3, 4, 8, 16) if c != f.nregs])
+        load.dest = k.regs("." + f.register_classes[0], n)
+        return dict(count=n)
+
+    @op
+    def register_class(rng, k, load, f):
+        cls = rng.choice([c for c in REG_CLASSES if c[1:] != f.register_classes[0]])
+        load.dest = k.regs(cls, f.nregs)
+        return dict(reg=cls)
+
+    @op
+    def drop_qualifier(rng, k, load, f):
+        x = rng.choice([q for q in load.quals if q != f".{f.matrix}"])
+        load.quals.remove(x)
+        return dict(dropped=x)
+
+    @op
+    def swap_qualifiers(rng, k, load, f):
+        i = rng.randrange(1, len(load.quals) - 1)
+        load.quals[i], load.quals[i + 1] = load.quals[i + 1], load.quals[i]
+
+    @op
+    def toggle_aligned(rng, k, load, f):
+        if ".aligned" in load.quals:
+            load.quals.remove(".aligned")
+        else:
+            load.quals.insert(2, ".aligned")
+
+    @op
+    def other_space(rng, k, load, f):
+        space = rng.choice([".const", ".local", ".param", ".shared::cluster", ".global.nc"])
+        load.quals.insert(len(load.quals) - 1, space)
+        return dict(space=space)
+
+    @op
+    def other_layout(rng, k, load, f):
+        i = next(i for i, q in enumerate(load.quals) if q[1:] in W.LAYOUTS)
+        load.quals[i] = ".col" if load.quals[i] == ".row" else ".row"
+
+    @op
+    def stride_kind(rng, k, load, f):
+        kind = rng.choice(["b64", "u16", "f32", "neg", "huge", "sink", "two"])
+        load.extra = {"b64": [k.reg(".b64")], "u16": [k.reg(".u16")], "f32": [k.reg(".f32")],
+                      "neg": ["-16"], "huge": ["4294967296"], "sink": ["_"],
+                      "two": ["16", "16"]}[kind]
+        return dict(stride=kind)
+
+    @op
+    def address_kind(rng, k, load, f):
+        kind = rng.choice(["imm", "unified", "var", "reg+off", "reg32"])
+        load.address = {"imm": "[240]", "unified": "[%addr].unified", "var": "[svar]",
+                        "reg+off": "[%addr+64]", "reg32": f"[{k.reg('.b32')}]"}[kind]
+        return dict(address=kind)
+
+    @op
+    def extra_qualifier(rng, k, load, f):
+        x = rng.choice([".v8", ".v4", ".cg", ".nc", ".volatile", ".relaxed", ".L1::evict_last",
+                        _misspell(rng, rng.choice(load.quals))])
+        load.quals.insert(rng.randrange(1, len(load.quals) + 1), x)
+        return dict(extra=x)
+
+    @op
+    def sink_element(rng, k, load, f):
+        load.dest[rng.randrange(len(load.dest))] = "_"
+
+    return M
+
+
+WMMA_MUTATIONS = _wmma_mutations()
+
+
+@family("wmma.mutation")
+def _wmma_mutation():
+    rng = random.Random("wmma.mutation")
+    frags = [f for f in W.legal_combinations() if f.matrix != "d"]
+    names = sorted(WMMA_MUTATIONS)
+    for i in range(900):
+        name = names[i % len(names)]
+        f = rng.choice(frags)
+        target = rng.choice([t for t in MODERN_TARGETS] + ["sm_80", "sm_86", "sm_75", "sm_70"])
+        v = _wmma_version(rng, target, f)
+        k = Kernel()
+        load = wmma_load(k, f, rng.choice(f.layouts), rng.choice(WMMA_SPACES),
+                         rng.choice(WMMA_STRIDES), v)
+        kw = WMMA_MUTATIONS[name](rng, k, load, f) or {}
+        yield v, target, k, load, dict(mutation=name, shape=f.shape, matrix=f.matrix, type=f.type,
+                                       **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def all_cases() -> tuple[Case, ...]:
+    """Every case of every family, duplicates (same module and options) removed."""
+    out: list[Case] = []
+    seen: set[tuple] = set()
+    for name, gen in FAMILIES.items():
+        i = 0
+        for v, target, k, load, kw in gen():
+            kw = dict(kw)
+            prelude = kw.pop("prelude", STANDARD_PRELUDE)
+            flags = kw.pop("flags", ())
+            case = make_case(name, i, v, target, k, load, prelude=prelude, flags=flags, **kw)
+            ident = (case.text, case.arch, case.flags)
+            if ident in seen:
+                continue
+            seen.add(ident)
+            out.append(case)
+            i += 1
+    return tuple(out)
+
+
+def by_id() -> dict[str, Case]:
+    return {c.id: c for c in all_cases()}
+
+
+def counts() -> dict[str, int]:
+    c: dict[str, int] = {}
+    for case in all_cases():
+        c[case.family] = c.get(case.family, 0) + 1
+    return c
+
+
+if __name__ == "__main__":
+    for fam, n in counts().items():
+        print(f"{fam:16} {n}")
+    print(f"{'total':16} {len(all_cases())}")
