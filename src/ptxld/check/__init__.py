@@ -1,10 +1,61 @@
-"""The checker: every rule of the load instructions, per PTX version and target."""
+"""The checker: every rule of the load instructions, per PTX version and target.
+
+`check_source(text)` parses the module, then runs one linear pass: header rules once, the
+instruction-name and declared-name rules on every instruction, and the deep rules only on loads.
+"""
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic
+from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import parse
+from . import catalog  # noqa: F401 - registers the rules
+from .context import Checker
+from .gates import check_ld_gates
+from .header import check_header
+from .ld import check_ld
+from .names import check_instruction_names
+from .registry import RULES, Rule, all_rules
+from .wmma import check_wmma_load
+
+__all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 
 
 def check_source(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
-    module = parse(source, filename=filename)
-    return sorted(module.diagnostics, key=Diagnostic.sort_key)
+    """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises."""
+    try:
+        module = parse(source, filename=filename)
+    except RecursionError:
+        return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
+                           filename=filename)]
+    return check_module(module, strict=strict)
+
+
+def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
+    c = Checker(module, strict)
+    try:
+        _run(c)
+    except RecursionError:
+        c.diags.append(Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
+                                  filename=module.source.filename))
+    out = module.diagnostics + c.diags
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def _run(c: Checker) -> None:
+    check_header(c)
+    for ins in c.module.instructions:
+        n = len(c.diags)
+        check_instruction_names(c, ins)
+        if len(c.diags) > n and c.diags[n].code == "PTX0109":
+            continue
+        op = ins.opcode
+        if op[:2] == "ld" and (len(op) == 2 or op[2] == "."):
+            m = ins.load
+            if isinstance(m, LoadModel):
+                check_ld(c, ins, m)
+                check_ld_gates(c, m)
+        elif op.startswith("wmma.load"):
+            m = ins.load
+            if isinstance(m, WmmaLoadModel):
+                check_wmma_load(c, ins, m)

@@ -1,0 +1,92 @@
+"""What every rule function needs: the module, its header facts, name lookup, and `emit`."""
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic, Label
+from ..ptx.nodes import Name, ParenList
+from ..spec import ld as LD
+from ..spec.targets import parse_target
+from .registry import RULES
+
+
+class Checker:
+    __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
+                 "_labels", "_call_returns")
+
+    def __init__(self, module, strict: bool):
+        self.module = module
+        self.strict = strict
+        self.source = module.source
+        self.version = module.version
+        t = parse_target(module.target) if module.target else None
+        self.target = t
+        self.sm = t.number if t else None
+        self.address_size = module.address_size
+        self.diags: list[Diagnostic] = []
+        self._labels: dict = {}
+        self._call_returns: dict = {}
+
+    # ---------------------------------------------------------------- reporting
+    def emit(self, code: str, start: int, end: int, message: str, *, label: str = "",
+             secondary: list | None = None, notes: list | None = None, help: str = "",
+             fix: str | None = None, severity: str | None = None) -> Diagnostic:
+        rule = RULES[code]
+        line, col = self.source.position(start)
+        end = max(end, start + 1)
+        end_line, end_col = self.source.position(end)
+        d = Diagnostic(code, severity or rule.severity_for(self.strict), message, line, col, start, end,
+                       label=label, secondary=[Label(s, e, m) for s, e, m in (secondary or ())],
+                       notes=list(notes or ()), help=help, fix=fix, section=rule.section,
+                       filename=self.source.filename, end_line=end_line, end_column=end_col)
+        if rule.seed_only:
+            d.notes.append("ptxas 13.0 accepts this; the seed text does not"
+                           + ("" if self.strict else " (an error with --strict)"))
+        self.diags.append(d)
+        return d
+
+    # ---------------------------------------------------------------- names and types
+    @staticmethod
+    def lookup(ins, name: str):
+        scope = ins.scope or ins.module.scope
+        return scope.lookup(name)
+
+    def labels_of(self, function) -> set:
+        """Every label defined anywhere in a function body (labels are function-scoped)."""
+        key = id(function)
+        got = self._labels.get(key)
+        if got is None:
+            got = set()
+            if function is not None and function.body is not None:
+                stack = [function.body]
+                while stack:
+                    b = stack.pop()
+                    if b.scope is not None:
+                        got.update(b.scope.labels)
+                    for it in b.items:
+                        if it.kind == "block":
+                            stack.append(it)
+            got.update(self.module.scope.labels)
+            self._labels[key] = got
+        return got
+
+    def call_returns_of(self, function) -> set:
+        """Names bound to call return values (`call (rv), f, ...`) in a function."""
+        if not self._call_returns:  # one pass over the module, on first use
+            self._call_returns[None] = set()
+            for ins in self.module.instructions:
+                if ins.opcode.startswith("call"):
+                    ops = ins.operands
+                    if ops and isinstance(ops[0], ParenList):
+                        self._call_returns.setdefault(id(ins.function), set()).update(
+                            x.name for x in ops[0].items if isinstance(x, Name))
+        return self._call_returns.get(id(function), set())
+
+
+def reg_type(var) -> tuple[str, int] | None:
+    """(kind, bits) of a register variable's element type, or None if it is not a typed `.reg`."""
+    if var is None or getattr(var, "space", None) != ".reg":
+        return None
+    return LD.TYPES.get(var.type)
+
+
+def fmt_version(v) -> str:
+    return f"{v[0]}.{v[1]}"

@@ -1,0 +1,171 @@
+"""PTX01xx: the module header (`.version`, `.target`, `.address_size`) and declaration types."""
+from __future__ import annotations
+
+import re
+
+from ..spec import targets as T
+from .context import Checker, fmt_version
+
+# Register types that are gated (PTX ISA 5.2; measured with ptxas 13.0): type -> (min PTX, min sm).
+REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
+# Fundamental types a register may be declared with (PTX ISA 5.2.1) and ptxas's opaque types.
+REGISTER_TYPES = frozenset({".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
+                            ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred"})
+_WORD = re.compile(r"[\w.]+")
+
+
+def check_header(c: Checker) -> None:
+    m = c.module
+    items = [it for it in m.items]
+    header = []  # leading .version/.target/.address_size directives in order
+    for it in items:
+        if it.kind == "directive" and it.name in (".version", ".target", ".address_size"):
+            header.append(it)
+        else:
+            break
+    first = items[0] if items else None
+    versions = [it for it in items if it.kind == "directive" and it.name == ".version"]
+    if not versions or first is None or not (first.kind == "directive" and first.name == ".version"):
+        at = first.start if first is not None else 0
+        c.emit("PTX0101", at, at + 1, "the module does not start with `.version`",
+               label="`.version` expected before this" if first is not None else "",
+               help="start the module with `.version 9.0` (or the version it is written for)")
+    for extra in versions[1:]:
+        c.emit("PTX0101", extra.start, extra.start + len(".version"), "`.version` is given twice",
+               label="second `.version`", secondary=[(versions[0].start, versions[0].start + 8, "first here")])
+    if versions and m.version is not None:
+        _check_version(c, versions[0])
+    # .target right after .version
+    if versions and first is versions[0]:
+        second = items[1] if len(items) > 1 else None
+        if second is None or not (second.kind == "directive" and second.name == ".target"):
+            at = second.start if second is not None else versions[0].end
+            c.emit("PTX0104", at, at + 1, "`.target` must come right after `.version`",
+                   label="found this instead" if second is not None else "",
+                   help="add `.target sm_XX` on the line after `.version`")
+    for it in items:
+        if it.kind == "directive" and it.name == ".target":
+            _check_target(c, it)
+    sizes = [it for it in items if it.kind == "directive" and it.name == ".address_size"]
+    for i, it in enumerate(sizes):
+        idx = items.index(it)
+        prev = items[idx - 1] if idx > 0 else None
+        if i > 0:
+            c.emit("PTX0107", it.start, it.start + len(".address_size"), "`.address_size` is given twice",
+                   label="redefined here", secondary=[(sizes[0].start, sizes[0].start + 13, "first here")],
+                   help="remove this line", fix="")
+        elif (prev is None or not (prev.kind == "directive" and prev.name == ".target")) and not any(
+                d.code == "PTX0104" for d in c.diags):
+            c.emit("PTX0107", it.start, it.start + len(".address_size"),
+                   "`.address_size` must come right after `.target`", label="not right after `.target`")
+        if m.version is not None and m.version < (2, 3):
+            c.emit("PTX0601", it.start, it.start + len(".address_size"),
+                   f"`.address_size` needs PTX ISA 2.3; the module is {fmt_version(m.version)}",
+                   notes=["PTX ISA 11.1.3: .address_size introduced in PTX ISA version 2.3"])
+        if it.args == ["32"] and i == 0:
+            c.emit("PTX0108", it.start, it.end, "ptxas 13.0 does not compile 32-bit modules",
+                   label="32-bit addressing", help="use `.address_size 64`",
+                   notes=["`.address_size 32` is valid PTX, but CUDA 13 removed 32-bit compilation"])
+    _check_declarations(c)
+
+
+def _check_version(c: Checker, d) -> None:
+    v = c.module.version
+    span = (d.start, d.end)
+    if v not in T.PTX_VERSIONS:
+        known = ", ".join(fmt_version(x) for x in T.PTX_VERSIONS[-6:])
+        c.emit("PTX0102", *span, f"PTX ISA {fmt_version(v)} does not exist", label="unknown version",
+               notes=[f"the latest versions are {known}"])
+    elif v > T.LATEST_PTAS_VERSION:
+        c.emit("PTX0103", *span,
+               f"PTX ISA {fmt_version(v)} is newer than ptxas 13.0 supports "
+               f"({fmt_version(T.LATEST_PTAS_VERSION)})",
+               label="checked from the PTX ISA tables",
+               help=f"use `.version {fmt_version(T.LATEST_PTAS_VERSION)}` to assemble with CUDA 13.0")
+
+
+def _check_target(c: Checker, d) -> None:
+    text = c.source.text
+    v = c.module.version
+    pos = d.start + len(".target")
+    for arg in d.args:
+        s = text.find(arg, pos, d.end)
+        if s < 0:
+            s = d.start
+        e = s + len(arg)
+        pos = e
+        if arg in T.PLATFORM_OPTIONS:
+            need = T.PLATFORM_OPTIONS[arg]
+            if v is not None and v < need:
+                c.emit("PTX0106", s, e, f"`{arg}` needs PTX ISA {fmt_version(need)}",
+                       label=f"introduced in PTX ISA {fmt_version(need)}")
+            continue
+        tgt = T.parse_target(arg)
+        name = tgt.name if tgt else arg
+        intro = T.target_min_version(name)
+        if tgt is None or intro is None:
+            c.emit("PTX0105", s, e, f"unknown target `{arg}`", label="not an architecture or option",
+                   help="targets look like `sm_90`, `sm_90a`, `sm_100f`")
+            continue
+        if v is None:
+            continue
+        if name in T.RENAMED_FROM_9_0 and v >= (9, 0):
+            new = T.RENAMED_FROM_9_0[name]
+            c.emit("PTX0106", s, e, f"`{name}` was renamed `{new}` in PTX ISA 9.0",
+                   label="renamed", help=f"write `{new}`", fix=new if arg == name else None)
+        elif v < intro:
+            c.emit("PTX0106", s, e,
+                   f"PTX ISA {fmt_version(v)} does not support `.target {arg}`",
+                   label=f"introduced in PTX ISA {fmt_version(intro)}",
+                   help=f"use `.version {fmt_version(intro)}` or later")
+
+
+def _check_declarations(c: Checker) -> None:
+    """Register types: fundamental types only; `.b128`/`.f16x2` registers are gated."""
+    def visit(var):
+        if var.space != ".reg":
+            return
+        t = var.type
+        if t not in REGISTER_TYPES:
+            if t.startswith("."):
+                s = c.source.text.find(t, var.start, var.end)
+                s = var.start if s < 0 else s
+                c.emit("PTX0316", s, s + len(t), f"`{t}` is not a register type",
+                       label="not a fundamental type",
+                       help="declare the register `.b16`/`.b32` (alternate formats live in bit-size registers)"
+                       if t in (".bf16", ".bf16x2", ".tf32") else "")
+            return
+        gate = REGISTER_TYPE_GATES.get(t)
+        if gate:
+            ptx, sm = gate
+            s = c.source.text.find(t, var.start, var.end)
+            s = var.start if s < 0 else s
+            if ptx and c.version is not None and c.version < ptx:
+                c.emit("PTX0601", s, s + len(t),
+                       f"`{t}` registers need PTX ISA {fmt_version(ptx)}; the module is {fmt_version(c.version)}",
+                       label=f"PTX ISA {fmt_version(ptx)} feature")
+            if sm and c.sm is not None and c.sm < sm:
+                c.emit("PTX0602", s, s + len(t),
+                       f"`{t}` registers need sm_{sm}; the module targets {c.target.name}",
+                       label=f"sm_{sm} feature")
+    seen = set()
+    for v in _all_variables(c.module):
+        if id(v) not in seen:
+            seen.add(id(v))
+            visit(v)
+
+
+def _all_variables(module):
+    stack = list(module.items)
+    while stack:
+        it = stack.pop()
+        k = it.kind
+        if k == "variable":
+            yield it
+        elif k == "function":
+            yield from it.params
+            yield from it.returns
+            if it.body is not None:
+                stack.extend(it.body.items)
+        elif k == "block":
+            stack.extend(it.items)

@@ -1,0 +1,55 @@
+"""PTX0109 (instruction names) and PTX0301 (declared names): checked on every instruction."""
+from __future__ import annotations
+
+import difflib
+
+from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
+from ..spec.opcodes import MNEMONICS, is_predefined
+from .context import Checker
+
+
+def check_instruction_names(c: Checker, ins) -> None:
+    mn = ins.mnemonic
+    if mn not in MNEMONICS:
+        close = difflib.get_close_matches(mn, MNEMONICS, n=1, cutoff=0.6)
+        s = ins.opcode_start
+        c.emit("PTX0109", s, s + len(mn), f"`{mn}` is not a PTX instruction",
+               label="unknown instruction",
+               help=f"did you mean `{close[0]}`?" if close else "",
+               fix=close[0] if close else None)
+        return
+    g = ins.guard
+    if g is not None:
+        _name(c, ins, g.name)
+    for op in ins.operands:
+        _operand(c, ins, op)
+
+
+def _operand(c: Checker, ins, op) -> None:
+    cls = op.__class__
+    if cls is Name:
+        _name(c, ins, op)
+    elif cls is Address:
+        if op.base is not None:
+            _name(c, ins, op.base)
+        for x in op.items:
+            _operand(c, ins, x)
+    elif cls is Vector or cls is ParenList:
+        for x in op.items:
+            _operand(c, ins, x)
+    elif cls is Expr:
+        for x in op.args:
+            _operand(c, ins, x)
+    elif cls is PredPair:
+        _operand(c, ins, op.first)
+        _operand(c, ins, op.second)
+
+
+def _name(c: Checker, ins, n: Name) -> None:
+    name = n.name
+    if c.lookup(ins, name) is not None or is_predefined(name):
+        return
+    if name in c.labels_of(ins.function):
+        return
+    c.emit("PTX0301", n.start, n.end, f"`{name}` is not declared", label="undeclared",
+           help="declare it (e.g. `.reg .b32 %r<N>;`) before use" if name.startswith("%") else "")

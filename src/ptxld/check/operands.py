@@ -1,0 +1,94 @@
+"""Operand type checking shared by the load rules: Table 28 as ptxas applies it, and addresses."""
+from __future__ import annotations
+
+from ..ptx.nodes import Name
+from ..spec import ld as LD
+from .context import Checker, reg_type
+
+
+def type_name(t) -> str:
+    if t is None:
+        return "?"
+    kind, bits = t
+    if kind == "f16x2":
+        return ".f16x2"
+    return f".{kind}{bits}" if kind in ("b", "u", "s", "f") else f".{kind}"
+
+
+def dest_compatible(itype: str, reg: tuple[str, int]) -> bool:
+    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28; ptxas-vs-seeds B8)."""
+    ik, ib = LD.TYPES[itype]
+    rk, rb = reg
+    if rk == "pred" or rb < ib:
+        return False
+    if ik == "b":
+        return ib < 128 or (rk == "b" and rb == 128)
+    if ik in ("u", "s"):
+        return rk in ("b", "u", "s", "f16x2")
+    if ik == "f":
+        return (rk == "f" and rb == ib) or rk == "b"
+    return False
+
+
+def destination_types(c: Checker, ins, op):
+    """(kind, bits) of a destination register operand, or None."""
+    if isinstance(op, Name):
+        return reg_type(c.lookup(ins, op.name))
+    return None
+
+
+_ADDRESSABLE_GENERIC = frozenset({".global", ".shared", ".local"})
+
+
+def check_address(c: Checker, ins, a, space_base: str | None, space: str | None, *, ld: bool,
+                  nc: bool = False) -> None:
+    """Immediate addresses, the address register's type and width, and a named variable's space."""
+    what = "ld" if ld else "wmma.load"
+    if a.base is None:
+        if space_base != ".local":
+            c.emit("PTX0312", a.start, a.end, "ptxas accepts immediate addresses only with `.local`",
+                   label="immediate address",
+                   notes=["the seed lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
+                          "for every other state space"],
+                   help="put the address in a register first")
+        return
+    base = a.base
+    var = c.lookup(ins, base.name)
+    if var is None:
+        return  # PTX0301
+    kind = getattr(var, "kind", "")
+    if kind != "variable":
+        c.emit("PTX0315", base.start, base.end, f"`{base.name}` is a {kind or 'label'}, not a variable",
+               label="not data", help="load from a variable or a register holding an address")
+        return
+    if var.space == ".reg":
+        t = reg_type(var)
+        if t is None or t[0] not in ("b", "u", "s") or t[1] > 64 or var.vector:
+            c.emit("PTX0307", base.start, base.end,
+                   f"`{base.name}` ({var.type}) cannot hold an address",
+                   label="not an integer or bit-size register",
+                   help="use a `.b64`/`.u64` register (`.u32` for shared/local offsets)")
+            return
+        if ld and space_base in (None, ".global") and c.address_size != 32:
+            if t[1] == 32:
+                c.emit("PTX0308", base.start, base.end,
+                       f"`{base.name}` is a 32-bit register; `.global` and generic addresses are 64 bits",
+                       label="32-bit address",
+                       notes=["ptxas 13.0 then stops: 32-bit addressing is no longer supported"],
+                       help="widen it first: `cvt.u64.u32 %rd, " + base.name + ";`")
+            elif t[1] < 32:
+                c.emit("PTX0309", base.start, base.end,
+                       f"`{base.name}` is a {t[1]}-bit register used as a 64-bit address",
+                       label=f"{t[1]}-bit address (zero-extended)", help="use a 64-bit register")
+        return
+    vspace = var.space
+    if vspace in (".reg", ".sreg"):
+        return
+    ok = (vspace in _ADDRESSABLE_GENERIC) if space_base is None else (vspace == space_base)
+    if not ok:
+        where = f"`{space_base}`" if space_base else "generic addressing"
+        hint = f"write `{what}{vspace}`" if space_base is not None or vspace in _ADDRESSABLE_GENERIC \
+            else f"use `{what}{vspace}`, or a generic address from `cvta{vspace}`"
+        c.emit("PTX0310", base.start, base.end, f"`{base.name}` is a `{vspace}` variable, read with {where}",
+               label=f"`{vspace}` variable", secondary=[(var.start, var.end, "declared here")],
+               help=hint)

@@ -1,0 +1,168 @@
+"""PTX05xx: `wmma.load`, against the tables of spec/wmma.py (not repeated here)."""
+from __future__ import annotations
+
+from ..ptx.nodes import Int, Name, Sink, Vector
+from ..spec import wmma as W
+from .context import Checker, reg_type
+from .gates import check_wmma_gates
+from .operands import check_address
+
+_REQUIRED = (("matrix", "a matrix `.a`, `.b` or `.c`"), ("sync", "`.sync`"), ("layout", "a layout `.row`/`.col`"),
+             ("shape", "a shape such as `.m16n16k16`"), ("type", "an element type such as `.f16`"))
+# Combinations outside the table on which ptxas 13.0 fails inside its builtin library (§5.3).
+_PTXAS_INTERNAL = {("m16n16k8", "c", "f16"), ("m8n8k32", "c", "f16"), ("m8n8k128", "c", "f16")} | {
+    (s, x, "f64") for s in ("m16n16k16", "m8n32k16", "m32n8k16") for x in ("a", "b")}
+_WMMA_SPACES = frozenset(W.STATE_SPACES)
+
+
+def check_wmma_load(c: Checker, ins, m) -> None:
+    q = m.quals
+    for text, s, e in m.unknown:
+        c.emit("PTX0501", s, e, f"`{text}` is not a qualifier of `wmma.load`", label="unknown qualifier",
+               help="remove it", fix="")
+    for group, text, s, e in m.repeated:
+        first = q[group]
+        c.emit("PTX0501", s, e, f"two {group} qualifiers: `.{first[0]}` and `{text}`", label="repeated",
+               secondary=[(first[1], first[2], "first here")], help="keep one", fix="" if text[1:] == first[0] else None)
+    vec = q.get("vec")
+    if vec:
+        if vec[0] in W.ACCEPTED_EXTRA_QUALIFIERS:
+            c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the seed's `wmma.load` syntax",
+                   label="ignored by ptxas", help="remove it", fix="")
+        else:
+            c.emit("PTX0501", vec[1], vec[2], f"`.{vec[0]}` is not a qualifier of `wmma.load`",
+                   label="ptxas then expects another fragment size", help="remove it", fix="")
+    op_end = ins.opcode_start + len(ins.opcode)
+    missing = [what for g, what in _REQUIRED if g not in q]
+    for what in missing:
+        c.emit("PTX0502", ins.opcode_start, op_end, f"`wmma.load` needs {what}", label=f"missing {what}")
+    if c.version is not None:
+        rule = W.aligned_rule(c.version)
+        if rule == "required" and "aligned" not in q:
+            sync = q.get("sync")
+            at = (sync[1], sync[2]) if sync else (ins.opcode_start, op_end)
+            c.emit("PTX0503", *at, "`.aligned` is required from PTX ISA 6.3 on", label="needs `.aligned` after it",
+                   help="write `.sync.aligned`", fix=".sync.aligned" if sync else None)
+        elif rule == "forbidden" and "aligned" in q:
+            a = q["aligned"]
+            c.emit("PTX0503", a[1], a[2], "`.aligned` on wmma needs PTX ISA 6.3",
+                   label=f"not allowed at PTX ISA {c.version[0]}.{c.version[1]}", help="remove `.aligned`", fix="")
+    sp = q.get("space")
+    if sp and sp[0] not in _WMMA_SPACES:
+        c.emit("PTX0506", sp[1], sp[2], f"`wmma.load` cannot read `.{sp[0]}`", label="state space not allowed",
+               help="use `.global`, `.shared` (`::cta`) or a generic address")
+    spec = None
+    if not missing:
+        key = (m.shape, m.matrix, m.type)
+        spec = W.fragment(*key) if W.is_legal(*key) else None
+        if spec is None:
+            legal = sorted({f.type for f in W.legal_combinations() if f.shape == m.shape and f.matrix == m.matrix})
+            t = q["type"]
+            c.emit("PTX0504", t[1], t[2], f"`.{m.type}` is not a type of matrix {m.matrix.upper()} for `.{m.shape}`",
+                   label="not in the wmma.load table",
+                   help=("types for this shape and matrix: " + ", ".join("." + x for x in legal)) if legal else "",
+                   notes=["ptxas 13.0 reports this combination with an internal builtin-library error"]
+                   if key in _PTXAS_INTERNAL else [])
+        else:
+            if spec.source != "seed":
+                t = q["type"]
+                c.emit("PTX0510", t[1], t[2],
+                       f"the seed's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
+                       label="outside the seed's table", notes=[spec.note] if spec.note else [])
+            if m.layout not in spec.layouts:
+                lay = q["layout"]
+                c.emit("PTX0505", lay[1], lay[2],
+                       f"matrix {m.matrix.upper()} of `.{m.type}` must be `.{spec.layouts[0]}`",
+                       label="layout not allowed", help=f"write `.{spec.layouts[0]}`", fix="." + spec.layouts[0])
+            check_wmma_gates(c, spec, m)
+    ops = ins.operands
+    if not ops:
+        return
+    if len(ops) < 2 or ops[1].__class__.__name__ != "Address":
+        at = ops[1] if len(ops) > 1 else ops[0]
+        c.emit("PTX0302", at.start, at.end, "`wmma.load` needs a fragment and an address: `r, [p]`",
+               label="expected `[address]`")
+        return
+    if len(ops) > 3:
+        c.emit("PTX0302", ops[3].start, ops[-1].end, "too many operands for `wmma.load`",
+               label="unexpected operand", help="`wmma.load` takes `r, [p]` and an optional stride")
+    _fragment(c, ins, m, spec)
+    a = m.address
+    if sp is None or sp[0] in _WMMA_SPACES:  # a bad state space is reported once (PTX0506)
+        check_address(c, ins, a, m.space_base, m.space, ld=False)
+    if a.unified:
+        c.emit("PTX0221", a.end - 8, a.end, "the seed's `wmma.load` has no `.unified` operand",
+               label="`.unified`", help="remove it", fix="")
+    _stride(c, ins, m, spec)
+
+
+def _fragment(c: Checker, ins, m, spec) -> None:
+    d = m.dest_operand
+    if not isinstance(d, Vector):
+        c.emit("PTX0305", d.start, d.end, "the fragment must be a brace list of registers `{...}`",
+               label="not a vector", help=f"write `{{{d.text if isinstance(d, Name) else 'r0'}, ...}}`"
+               if spec is None else f"write {spec.nregs} registers in braces")
+        return
+    items = d.items
+    if spec is not None and len(items) != spec.nregs:
+        c.emit("PTX0507", d.start, d.end,
+               f"a `.{m.matrix}` `.{m.type}` fragment of `.{m.shape}` has {spec.nregs} register(s), not {len(items)}",
+               label=f"{len(items)} registers", help=f"use {spec.nregs} registers")
+        return
+    for x in items:
+        if isinstance(x, Sink):
+            c.emit("PTX0510", x.start, x.end, "the seed has no sink `_` in wmma fragments",
+                   label="sink", help="name a register")
+            continue
+        if not isinstance(x, Name):
+            c.emit("PTX0303", x.start, x.end, "fragment elements must be registers", label="not a register")
+            continue
+        var = c.lookup(ins, x.name)
+        if var is None:
+            continue
+        if getattr(var, "kind", "") != "variable" or var.space != ".reg":
+            c.emit("PTX0303", x.start, x.end, f"`{x.name}` is not a register", label="must be a `.reg` register")
+            continue
+        if spec is not None and var.type.lstrip(".") not in spec.register_classes:
+            c.emit("PTX0508", x.start, x.end,
+                   f"`{x.name}` ({var.type}) cannot hold a `.{m.type}` fragment element",
+                   label=f"{var.type} register",
+                   help="use " + " or ".join(f"`.{r}`" for r in spec.register_classes) + " registers")
+            return
+
+
+def _stride(c: Checker, ins, m, spec) -> None:
+    st = m.stride
+    if st is None:
+        return
+    if isinstance(st, Int):
+        v = st.value
+        if not 0 <= v < 2 ** 32:
+            c.emit("PTX0510", st.start, st.end, f"the stride {v} is not a 32-bit unsigned value (ptxas accepts it)",
+                   label="outside 32 bits")
+            return
+        if spec is not None and m.layout in spec.layouts:
+            default = spec.default_stride(m.layout)
+            if v < default:
+                c.emit("PTX0511", st.start, st.end,
+                       f"stride {v} is below the default {default} of this matrix (undefined behaviour)",
+                       label=f"smaller than {default}", help=f"use a stride of at least {default}")
+            elif not spec.stride_ok(v, m.layout):
+                need = spec.stride_alignment(m.layout)
+                c.emit("PTX0512", st.start, st.end,
+                       f"stride {v} × {spec.element_bits / 8:g} bytes is not a multiple of {need} bytes",
+                       label="misaligned rows" if m.layout == "row" else "misaligned columns",
+                       help=f"use a stride whose byte size is a multiple of {need}")
+        return
+    if isinstance(st, Name):
+        var = c.lookup(ins, st.name)
+        if var is None:
+            return
+        t = reg_type(var)
+        if t is not None and t[1] == 32 and t[0] in ("b", "u", "s"):
+            return
+        c.emit("PTX0509", st.start, st.end, f"the stride must be a 32-bit integer register, not `{var.type}`",
+               label=f"{var.type}", help="use a `.u32`/`.b32` register or an immediate")
+        return
+    c.emit("PTX0509", st.start, st.end, "the stride must be a 32-bit integer register or an immediate",
+           label="not a stride")
