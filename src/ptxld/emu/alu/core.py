@@ -96,6 +96,11 @@ def build(opcode: str) -> Op:
     q = Quals(opcode)
     if q.base not in BUILDERS:
         raise Unsupported(f"{opcode}: '{q.base}' is not an ALU instruction of this library")
-    op = BUILDERS[q.base](q)
-    q.done()
+    try:
+        op = BUILDERS[q.base](q)
+        q.done()
+    except Unsupported as e:
+        if opcode not in str(e):
+            raise Unsupported(f"{opcode}: {e}") from None
+        raise
     return op
