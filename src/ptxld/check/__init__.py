@@ -14,8 +14,10 @@ from .gates import check_ld_gates
 from .header import check_header
 from .ld import check_ld
 from .names import check_instruction_names
+from .operands import _STORE_LIKE, check_store_address_width
 from .registry import RULES, Rule, all_rules
 from .wmma import check_wmma_load
+from .workarounds import repair
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 
@@ -33,10 +35,15 @@ def check_source(source: str, *, filename: str = "<string>", strict: bool = Fals
 def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
     c = Checker(module, strict)
     try:
+        repair(module)
         _run(c)
     except RecursionError:
         c.diags.append(Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                                   filename=module.source.filename))
+    except Exception as e:  # a checker bug must not take the caller down; tests assert it never happens
+        c.diags.append(Diagnostic("PTX0000", "error", f"internal error in the checker: {type(e).__name__}: {e}",
+                                  1, 1, 0, 1, filename=module.source.filename,
+                                  notes=["this is a bug in ptxld; please report it with the input"]))
     out = module.diagnostics + c.diags
     out.sort(key=Diagnostic.sort_key)
     return out
@@ -55,6 +62,8 @@ def _run(c: Checker) -> None:
             if isinstance(m, LoadModel):
                 check_ld(c, ins, m)
                 check_ld_gates(c, m)
+        elif ins.mnemonic in _STORE_LIKE:
+            check_store_address_width(c, ins)
         elif op.startswith("wmma.load"):
             m = ins.load
             if isinstance(m, WmmaLoadModel):

@@ -10,7 +10,7 @@ from .registry import RULES
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns")
+                 "_labels", "_call_returns", "addr32")
 
     def __init__(self, module, strict: bool):
         self.module = module
@@ -24,6 +24,7 @@ class Checker:
         self.diags: list[Diagnostic] = []
         self._labels: dict = {}
         self._call_returns: dict = {}
+        self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
 
     # ---------------------------------------------------------------- reporting
     def emit(self, code: str, start: int, end: int, message: str, *, label: str = "",
@@ -62,7 +63,7 @@ class Checker:
                     if b.scope is not None:
                         got.update(b.scope.labels)
                     for it in b.items:
-                        if it.kind == "block":
+                        if getattr(it, "kind", None) == "block":
                             stack.append(it)
             got.update(self.module.scope.labels)
             self._labels[key] = got

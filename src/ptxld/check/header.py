@@ -159,7 +159,7 @@ def _all_variables(module):
     stack = list(module.items)
     while stack:
         it = stack.pop()
-        k = it.kind
+        k = getattr(it, "kind", None)
         if k == "variable":
             yield it
         elif k == "function":

@@ -71,11 +71,7 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
             return
         if ld and space_base in (None, ".global") and c.address_size != 32:
             if t[1] == 32:
-                c.emit("PTX0308", base.start, base.end,
-                       f"`{base.name}` is a 32-bit register; `.global` and generic addresses are 64 bits",
-                       label="32-bit address",
-                       notes=["ptxas 13.0 then stops: 32-bit addressing is no longer supported"],
-                       help="widen it first: `cvt.u64.u32 %rd, " + base.name + ";`")
+                address_32(c, base)
             elif t[1] < 32:
                 c.emit("PTX0309", base.start, base.end,
                        f"`{base.name}` is a {t[1]}-bit register used as a 64-bit address",
@@ -92,3 +88,38 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
         c.emit("PTX0310", base.start, base.end, f"`{base.name}` is a `{vspace}` variable, read with {where}",
                label=f"`{vspace}` variable", secondary=[(var.start, var.end, "declared here")],
                help=hint)
+
+
+def address_32(c: Checker, base: Name) -> None:
+    """PTX0308. Without `.address_size` a module of 32-bit addresses is reported once (ptxas
+    stops at the first one too); with `.address_size 64` every occurrence is a mistake."""
+    c.addr32 += 1
+    if c.address_size is None and c.addr32 > 1:
+        return
+    c.emit("PTX0308", base.start, base.end,
+           f"`{base.name}` is a 32-bit register; `.global` and generic addresses are 64 bits",
+           label="32-bit address",
+           notes=["ptxas 13.0 then stops: 32-bit addressing is no longer supported"]
+           + (["the module has no `.address_size`, so it is 32-bit code; add `.address_size 64` "
+               "and use 64-bit address registers"] if c.address_size is None else []),
+           help="widen it first: `cvt.u64.u32 %rd, " + base.name + ";`")
+
+
+_STORE_LIKE = frozenset({"st", "atom", "red"})
+_OTHER_SPACES = frozenset({".shared", ".local", ".const", ".param", ".shared::cta", ".shared::cluster",
+                           ".param::func", ".param::entry"})
+
+
+def check_store_address_width(c: Checker, ins) -> None:
+    """The one check on st/atom/red: a 32-bit `.global`/generic address (ptxas's 32-bit stop)."""
+    if c.address_size == 32:
+        return
+    mods = ins.opcode.split(".")
+    if any("." + x in _OTHER_SPACES for x in mods[1:]):
+        return
+    for op in ins.operands:
+        if op.__class__.__name__ == "Address" and op.base is not None:
+            t = reg_type(c.lookup(ins, op.base.name))
+            if t is not None and t[1] == 32 and t[0] in ("b", "u", "s"):
+                address_32(c, op.base)
+            return
