@@ -1,0 +1,139 @@
+"""`ptxld check` against `ptxas -O0` on two large modules, in the same run.
+
+(a) modern: the nvcc 13.0 sm_90 kernels of tests/kernels/ptx/sm_90 replicated (every defined
+    kernel, function and module variable renamed per copy) into one ~40k-line module;
+(b) legacy: gpuocelot's renderer.ptx (143k lines, PTX 2.3 / sm_20; ptxas assembles it for sm_75).
+
+Each tool runs as a user runs it (a fresh process per run), alternating, `--runs` times; the
+table gives the median wall time and the median CPU time of the child (user + sys), which is
+the fairer figure on a shared machine.
+
+    python benchmarks/bench_check.py [--runs 5] [--legacy PATH] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MODERN_SOURCES = ROOT / "tests" / "kernels" / "ptx" / "sm_90"
+LEGACY = Path(os.environ.get(
+    "PTXLD_BENCH_LEGACY",
+    "/work/shared/corpus/ptx/gtcasl__gpuocelot/tests/ptx/unstructured/renderer.ptx"))
+TARGET_LINES = 40_000
+_HEADER = re.compile(r"^\s*\.(version|target|address_size)\b")
+
+
+def _defined_names(text: str) -> list[str]:
+    """Module-scope names a copy must rename: defined kernels/functions and variables."""
+    from ptxld.ptx.parser import parse
+    m = parse(text)
+    names = [f.name for f in m.functions.values() if f.linkage != ".extern"]
+    names += [n for n, v in m.scope.names.items()
+              if getattr(v, "linkage", None) != ".extern" and n not in names]
+    return names
+
+
+def build_modern(target_lines: int = TARGET_LINES) -> str:
+    sources = sorted(MODERN_SOURCES.glob("*.ptx"))
+    header = [ln for ln in sources[0].read_text().splitlines() if _HEADER.match(ln)]
+    prepared = []
+    for src in sources:
+        text = src.read_text()
+        body = "\n".join(ln for ln in text.splitlines() if not _HEADER.match(ln))
+        names = sorted(_defined_names(text), key=len, reverse=True)
+        pattern = re.compile(r"(?<![\w$%])(" + "|".join(map(re.escape, names)) + r")(?![\w$])")
+        prepared.append((body, pattern))
+    out, lines, copy = list(header), len(header), 0
+    while lines < target_lines:
+        body, pattern = prepared[copy % len(prepared)]
+        renamed = pattern.sub(lambda m, c=copy: f"{m.group(1)}_c{c}", body)
+        out.append(renamed)
+        lines += renamed.count("\n") + 1
+        copy += 1
+    return "\n".join(out) + "\n"
+
+
+def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, p.returncode, p.stdout + p.stderr
+
+
+def ptxld_command(path: Path) -> list[str]:
+    exe = shutil.which("ptxld")
+    return [exe, "check", str(path)] if exe else [sys.executable, "-m", "ptxld.cli", "check", str(path)]
+
+
+def ptxas_command(path: Path, arch: str) -> list[str]:
+    return [os.environ.get("PTXAS") or shutil.which("ptxas") or "ptxas", "-O0", f"-arch={arch}",
+            str(path), "-o", os.devnull]
+
+
+def bench(name: str, path: Path, arch: str, runs: int) -> dict:
+    tools = {"ptxld check": ptxld_command(path), "ptxas -O0": ptxas_command(path, arch)}
+    samples = {t: [] for t in tools}
+    status = {}
+    for _ in range(runs):
+        for tool, cmd in tools.items():
+            wall, cpu, rc, out = _timed(cmd)
+            samples[tool].append((wall, cpu))
+            status[tool] = (rc, out.count("error"), out.count("warning"))
+    row = {"case": name, "file": str(path), "lines": path.read_text().count("\n"), "arch": arch}
+    for tool in tools:
+        row[tool] = {"wall": statistics.median(w for w, _ in samples[tool]),
+                     "cpu": statistics.median(c for _, c in samples[tool]),
+                     "exit": status[tool][0], "errors": status[tool][1], "warnings": status[tool][2],
+                     "command": " ".join(tools[tool])}
+    row["speedup_wall"] = row["ptxas -O0"]["wall"] / row["ptxld check"]["wall"]
+    row["speedup_cpu"] = row["ptxas -O0"]["cpu"] / row["ptxld check"]["cpu"]
+    return row
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--legacy", type=Path, default=LEGACY)
+    ap.add_argument("--keep", type=Path, help="write the generated modern module here")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench_check_") as d:
+        modern = (args.keep or Path(d)) / "modern_sm90_40k.ptx"
+        modern.parent.mkdir(parents=True, exist_ok=True)
+        modern.write_text(build_modern())
+        rows = [bench("(a) modern, nvcc sm_90 kernels replicated", modern, "sm_90", args.runs)]
+        if args.legacy.exists():
+            rows.append(bench("(b) legacy, gpuocelot renderer.ptx", args.legacy, "sm_75", args.runs))
+        else:
+            print(f"legacy module {args.legacy} not found; skipped", file=sys.stderr)
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}  {platform.node()}  {platform.processor() or platform.machine()}"
+          f"  {os.cpu_count()} cpus  load {os.getloadavg()[0]:.1f}  Python {platform.python_version()}")
+    print("| case | lines | ptxld check wall / cpu (s) | ptxas -O0 wall / cpu (s) | ptxas/ptxld wall | cpu |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        a, b = r["ptxld check"], r["ptxas -O0"]
+        print(f"| {r['case']} | {r['lines']} | {a['wall']:.2f} / {a['cpu']:.2f} | "
+              f"{b['wall']:.2f} / {b['cpu']:.2f} | {r['speedup_wall']:.2f}x | {r['speedup_cpu']:.2f}x |")
+    for r in rows:
+        for tool in ("ptxld check", "ptxas -O0"):
+            x = r[tool]
+            print(f"  {r['case']}: `{x['command']}` exit {x['exit']}, "
+                  f"'error' x{x['errors']}, 'warning' x{x['warnings']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
