@@ -1,36 +1,108 @@
 """`ptxld check`, `ptxld explain`, `ptxld rules`."""
 from __future__ import annotations
 
+import os
+import re
 import sys
 
 import click
 
-from ..io import read_ptx
+from ..io import InputError, read_ptx
+
+# Below this many bytes in total, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 2_000_000
+
+
+def _check_text(args):
+    from . import check_source
+    text, name, strict = args
+    return check_source(text, filename=name, strict=strict)
 
 
 @click.command("check")
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
+              help="Output format (SARIF 2.1.0 for code scanning).")
 @click.option("--strict", is_flag=True, help="Seed rules stricter than ptxas become errors.")
-def check_cmd(files, fmt, strict):
-    """Check the loads in FILES against the PTX ISA and ptxas."""
-    from . import check_source
-    errors = 0
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal, "
+              "unless NO_COLOR is set).")
+def check_cmd(files, fmt, strict, color):
+    """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
+
+    Exit status: 0 no errors, 1 errors found, 2 a file could not be read."""
+    from .render import render_json, render_sarif, render_text, use_color
+    texts, io_failed = [], False
     for file in files:
-        text, warning = read_ptx(file)
-        for d in check_source(text, filename=file, strict=strict):
-            errors += d.severity == "error"
-            click.echo(f"{file}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}")
-    sys.exit(1 if errors else 0)
+        try:
+            text, warning = read_ptx(file)
+        except InputError as e:
+            click.echo(f"error: {e}", err=True)
+            io_failed = True
+            continue
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+        texts.append((file if file != "-" else "<stdin>", text))
+    jobs = [(t, name, strict) for name, t in texts]
+    if len(jobs) > 1 and sum(len(t) for t, _, _ in jobs) >= PARALLEL_MIN_BYTES and (os.cpu_count() or 1) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+            results = list(pool.map(_check_text, jobs))
+    else:
+        results = [_check_text(j) for j in jobs]
+    named = [(name, diags) for (name, _), diags in zip(texts, results)]
+    errors = sum(d.severity == "error" for _, ds in named for d in ds)
+    if fmt == "json":
+        click.echo(render_json(named), nl=False)
+    elif fmt == "sarif":
+        click.echo(render_sarif(named), nl=False)
+    else:
+        paint = use_color(sys.stdout) if color is None else color
+        for (name, text), (_, diags) in zip(texts, named):
+            if diags:
+                click.echo(render_text(diags, text, color=paint), nl=False)
+        warnings = sum(d.severity == "warning" for _, ds in named for d in ds)
+        if errors or warnings:
+            click.echo(f"{len(texts)} file(s) checked: {errors} error(s), {warnings} warning(s)")
+    sys.exit(2 if io_failed else 1 if errors else 0)
+
+
+_CODE = re.compile(r"^PTX\d{4}$", re.I)
 
 
 @click.command("explain")
 @click.argument("what")
-def explain_cmd(what):
-    """Explain an instruction (`"ld.global.v4.f32 ..."`) or a rule code."""
-    click.echo(what)
+@click.option("--target", default="sm_90", show_default=True, help="Target for the wmma fragment table.")
+def explain_cmd(what, target):
+    """Explain a load (`"ld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];"`) or a rule code (`PTX0203`)."""
+    if _CODE.match(what.strip()):
+        from .docs import rule_page
+        from .registry import all_rules, get
+        all_rules()
+        rule = get(what.strip())
+        if rule is None:
+            raise click.UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
+        click.echo(rule_page(rule), nl=False)
+        return
+    from .explain import ExplainError, explain_instruction
+    try:
+        click.echo(explain_instruction(what, target=target), nl=False)
+    except ExplainError as e:
+        raise click.UsageError(str(e))
 
 
 @click.command("rules")
-def rules_cmd():
-    """List every rule with its code."""
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def rules_cmd(fmt):
+    """List every rule with its code, severity and summary."""
+    from .registry import all_rules
+    rules = all_rules()
+    if fmt == "json":
+        import json
+        click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
+                                "seed_only": r.seed_only, "summary": r.summary, "section": r.section}
+                               for r in rules], indent=2))
+        return
+    for r in rules:
+        sev = r.severity + ("*" if r.seed_only else "")
+        click.echo(f"{r.code}  {sev:<8} {r.name:<36} {r.summary}")
+    click.echo("\n* a warning by default (ptxas accepts it); an error with `ptxld check --strict`")
