@@ -23,6 +23,7 @@ from .generate import Case
 ROOT = verdicts.ROOT
 DIVERGENCES_FILE = ROOT / "tests" / "differential" / "divergences.py"
 HISTORY = ROOT / "tests" / "differential" / "data" / "agreement_history.jsonl"
+NOTES = ROOT / "tests" / "differential" / "report_notes.md"   # hand-written analysis, kept current
 VERDICT_TARGET = 99.5
 LINE_TARGET = 97.0
 
@@ -232,6 +233,8 @@ def write_report(result: Result, path, history=None, top: int = 40, examples: in
            f"Generated {time.strftime('%Y-%m-%d %H:%M')} from commit {_git_head()} by "
            "`cd tools && python -m ptxas_oracle compare --report ...`.", "",
            "## Numbers", "", "```", summary_text(result), "```", ""]
+    if NOTES.exists():
+        out += [NOTES.read_text().rstrip(), ""]
     if rows:
         out += ["### Over time", "", "| date | commit | cases | verdict % | raw % | verdict mismatches "
                 "| line % | line mismatches |", "|---|---|---|---|---|---|---|---|"]

@@ -34,6 +34,7 @@ WORKERS = 2          # the harness shares a 2-core machine
 _MSG = re.compile(r"^ptxas (?P<file>.+?), line (?P<line>\d+); (?P<sev>error|warning|fatal)\s*: (?P<text>.*)$")
 _BARE = re.compile(r"^ptxas (?P<sev>error|warning|fatal|info)\s*: (?P<text>.*)$")
 ABORTED = "Ptx assembly aborted due to errors"
+_LINE_IN_TEXT = re.compile(r"line '(\d+)'")     # "Program uses 16-bit address on line '18' ..."
 
 
 def find_ptxas() -> str | None:
@@ -165,7 +166,9 @@ class Batcher:
                 continue
             for i, (a, b) in enumerate(spans):
                 if a <= m.line <= b:
-                    per_case[i].append(Message(m.severity, m.text, m.line - a + len(head) + 1))
+                    shift = len(head) + 1 - a
+                    text = _LINE_IN_TEXT.sub(lambda x: f"line '{int(x[1]) + shift}'", m.text)
+                    per_case[i].append(Message(m.severity, text, m.line + shift))
                     break
         if r.returncode == 0:
             out = {}
