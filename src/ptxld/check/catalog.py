@@ -95,6 +95,22 @@ register(
          E(body="ld.global.u32 %r1, [%rd0];"),
          ptxas="error: Not a name of any known instruction: 'lod'"),
 
+    Rule("PTX0110", "target-renamed", "warning",
+         "`sm_101`, `sm_101f` and `sm_101a` are called `sm_110`, `sm_110f`, `sm_110a` from PTX ISA 9.0",
+         "PTX ISA 13 (release notes, PTX ISA 9.0)",
+         "sm_101* were renamed sm_110* from PTX ISA 9.0 and dropped from its target list; ptxas 13.0 "
+         "still accepts the old name.",
+         E(module=_module(".version 9.0\n.target sm_101a\n.address_size 64")),
+         E(module=_module(".version 9.0\n.target sm_110a\n.address_size 64")),
+         ptxas="accepted (with -arch=sm_110a)", seed_only=True),
+    Rule("PTX0111", "guard-not-predicate", "error",
+         "a guard `@p` must be a `.pred` register",
+         "PTX ISA 9.3 (predicated execution)",
+         "Instructions may be guarded by a predicate register: @p or @!p, p a .pred register.",
+         E(body="@%r1 ld.global.u32 %r2, [%rd0];"),
+         E(body="setp.ne.u32 %p1, %r1, 0;\n@%p1 ld.global.u32 %r2, [%rd0];"),
+         ptxas="error: Predicate expression expected"),
+
     # ------------------------------------------------------------------ PTX02xx ld qualifiers
     Rule("PTX0201", "unknown-qualifier", "error",
          "a qualifier that `ld` does not have",
@@ -213,8 +229,8 @@ register(
          LD + ", Description",
          "The .v8 (.vec) qualifier is supported if .type is .b32 or .s32 or .u32 or .f32 AND state "
          "space is .global or generic; ptxas 13.0 accepts .v8 with 8- and 16-bit types anywhere (A1).",
-         E(body="ld.shared.v8.u8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [sbuf];"),
-         E(body="ld.shared.v4.u8 {%r0, %r1, %r2, %r3}, [sbuf];"),
+         E(body="ld.global.v8.u8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         E(body="ld.global.v4.u8 {%r0, %r1, %r2, %r3}, [%rd0];"),
          ptxas="accepted", seed_only=True),
     Rule("PTX0216", "vector-too-wide", "error",
          "vectors wider than 128 bits exist only as `.v8` of 32-bit and `.v4` of 64-bit types",
@@ -590,7 +606,7 @@ register(
          PTXAS + " §5",
          "Measured: .v8 with a 16-bit type into 16-bit registers; ld.param of a .param variable "
          "declared inside a kernel; an undeclared name with .unified (deterministic); .v8 32-bit into "
-         "64-bit registers, .v8 8-bit loads from .const/.param (some runs).",
+         "64-bit registers, .v8 of 8/16-bit types outside .global (some runs).",
          E(body="{\n.param .b32 arg0;\nst.param.b32 [arg0], %r1;\nld.param.b32 %r2, [arg0];\n}"),
          E(body="{\n.param .b32 arg0;\nst.param.b32 [arg0], %r1;\nmov.b32 %r2, %r1;\n}"),
          ptxas="Segmentation fault (exit 139), no diagnostic",

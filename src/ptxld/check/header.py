@@ -111,8 +111,8 @@ def _check_target(c: Checker, d) -> None:
             continue
         if name in T.RENAMED_FROM_9_0 and v >= (9, 0):
             new = T.RENAMED_FROM_9_0[name]
-            c.emit("PTX0106", s, e, f"`{name}` was renamed `{new}` in PTX ISA 9.0",
-                   label="renamed", help=f"write `{new}`", fix=new if arg == name else None)
+            c.emit("PTX0110", s, e, f"`{name}` was renamed `{new}` in PTX ISA 9.0",
+                   label="old name", help=f"write `{new}`", fix=new if arg == name else None)
         elif v < intro:
             c.emit("PTX0106", s, e,
                    f"PTX ISA {fmt_version(v)} does not support `.target {arg}`",

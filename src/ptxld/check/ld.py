@@ -204,8 +204,8 @@ def _v8_crashes(c: Checker, m) -> None:
         why, always = "`.v8` of a 16-bit type into 16-bit registers", True
     elif m.type_bits == 32 and 64 in widths:
         why, always = "`.v8` of a 32-bit type into 64-bit registers", False
-    elif m.type_bits == 8 and m.space_base in (".const", ".param"):
-        why, always = f"`.v8` of an 8-bit type from `{m.space_base}`", False
+    elif m.type_bits < 32 and m.space_base not in (None, ".global"):
+        why, always = f"`.v8` of a {m.type_bits}-bit type from `{m.space_base}`", False
     if why:
         c.emit("PTX0701", vec[1], m.quals["type"][2],
                f"ptxas 13.0 {'crashes' if always else 'sometimes crashes'} on {why}",
@@ -294,6 +294,8 @@ def _destination(c: Checker, ins, m) -> None:
         c.emit("PTX0314", d.start, d.end, "the destination of `ld` cannot be the sink `_`",
                label="sink", help="load into a register")
         return
+    if isinstance(d, Vector) and len(d.items) == 1 and not vec:
+        d = d.items[0]  # `{%r}` is a scalar to ptxas
     if isinstance(d, Vector):
         if not vec:
             c.emit("PTX0305", d.start, d.end, f"a vector destination needs `.v{len(d.items)}`",

@@ -20,7 +20,13 @@ def check_instruction_names(c: Checker, ins) -> None:
         return
     g = ins.guard
     if g is not None:
-        _name(c, ins, g.name)
+        var = c.lookup(ins, g.name.name)
+        if var is None:
+            _name(c, ins, g.name)
+        elif getattr(var, "kind", "") != "variable" or var.space != ".reg" or var.type != ".pred":
+            c.emit("PTX0111", g.name.start, g.name.end, f"`{g.name.name}` is not a predicate register",
+                   label=f"{getattr(var, 'type', '') or 'not a register'}",
+                   help="compute a predicate with `setp` and guard with it")
     for op in ins.operands:
         _operand(c, ins, op)
 

@@ -26,7 +26,10 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                secondary=[(first[1], first[2], "first here")], help="keep one", fix="" if text[1:] == first[0] else None)
     vec = q.get("vec")
     if vec:
-        if vec[0] in W.ACCEPTED_EXTRA_QUALIFIERS:
+        if vec[0] in W.ACCEPTED_EXTRA_QUALIFIERS and m.type in W.ELEMENT_BITS and 8 * W.ELEMENT_BITS[m.type] > 128:
+            c.emit("PTX0216", vec[1], vec[2], f"`.{vec[0]}` of `.{m.type}` is {8 * W.ELEMENT_BITS[m.type]} bits wide",
+                   label="wider than 128 bits", help="remove it", fix="")
+        elif vec[0] in W.ACCEPTED_EXTRA_QUALIFIERS:
             c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the seed's `wmma.load` syntax",
                    label="ignored by ptxas", help="remove it", fix="")
         else:
@@ -90,7 +93,10 @@ def check_wmma_load(c: Checker, ins, m) -> None:
     a = m.address
     if sp is None or sp[0] in _WMMA_SPACES:  # a bad state space is reported once (PTX0506)
         check_address(c, ins, a, m.space_base, m.space, ld=False)
-    if a.unified:
+    if a.unified and sp is not None and sp[0] != "global":
+        c.emit("PTX0209", a.end - 8, a.end, f"`.unified` cannot be used with `.{sp[0]}`",
+               label="only `.global` or generic", secondary=[(sp[1], sp[2], "state space")])
+    elif a.unified:
         c.emit("PTX0221", a.end - 8, a.end, "the seed's `wmma.load` has no `.unified` operand",
                label="`.unified`", help="remove it", fix="")
     _stride(c, ins, m, spec)
@@ -104,6 +110,10 @@ def _fragment(c: Checker, ins, m, spec) -> None:
                if spec is None else f"write {spec.nregs} registers in braces")
         return
     items = d.items
+    if all(isinstance(x, Sink) for x in items):
+        c.emit("PTX0314", d.start, d.end, "a fragment made only of sinks loads nothing", label="only `_`",
+               help="name the fragment registers")
+        return
     if spec is not None and len(items) != spec.nregs:
         c.emit("PTX0507", d.start, d.end,
                f"a `.{m.matrix}` `.{m.type}` fragment of `.{m.shape}` has {spec.nregs} register(s), not {len(items)}",
