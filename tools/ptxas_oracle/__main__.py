@@ -24,7 +24,7 @@ def cmd_run(args) -> int:
     t0 = time.time()
 
     def progress(done, groups, n, inv):
-        if done % 50 == 0 or done == groups:
+        if done % 500 == 0 or done == groups:
             print(f"  {done}/{groups} groups, {n} cases, {inv} ptxas runs, {time.time() - t0:.0f}s",
                   flush=True)
 

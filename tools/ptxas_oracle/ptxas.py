@@ -10,7 +10,9 @@ only where that is sound:
   stops before later phases, so they are not proven clean) are run again in a new batch;
 * a crash, a timeout or a message without a line of ours splits the batch in halves, down to
   single cases. A single case that crashes (SIGSEGV) is repeated up to `CRASH_RETRIES` times
-  before it is recorded as a crash.
+  before it is recorded as a crash;
+* `.v8` loads always run alone: some crash ptxas only now and then, and less often in company
+  (`crash_prone`), so a batch could record an accept their own module does not get.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ WORKERS = 2          # the harness shares a 2-core machine
 _MSG = re.compile(r"^ptxas (?P<file>.+?), line (?P<line>\d+); (?P<sev>error|warning|fatal)\s*: (?P<text>.*)$")
 _BARE = re.compile(r"^ptxas (?P<sev>error|warning|fatal|info)\s*: (?P<text>.*)$")
 ABORTED = "Ptx assembly aborted due to errors"
+_V8_LOAD = re.compile(r"(?:^|\s)(?:ld|wmma\.load)\S*\.v8(?:\.|\s)")
 _LINE_IN_TEXT = re.compile(r"line '(\d+)'")     # "Program uses 16-bit address on line '18' ..."
 
 
@@ -200,12 +203,19 @@ class Batcher:
         return out
 
 
+def crash_prone(case: Case) -> bool:
+    """`.v8` loads: ptxas 13.0 segfaults on some of them only now and then, and less often when
+    they share a module with other kernels (ptxas-vs-seeds §5.2), so they always run alone."""
+    return _V8_LOAD.search(case.focus) is not None
+
+
 def run_cases(cases: Iterable[Case], ptxas: str, *, workers: int = WORKERS,
               progress=None) -> tuple[dict[str, Verdict], int]:
     """Verdicts for `cases` (by id) and the number of ptxas invocations."""
     groups: dict[tuple, list[Case]] = {}
     for c in cases:
-        groups.setdefault(c.batch_key, []).append(c)
+        key = ("single", c.id) if crash_prone(c) else c.batch_key
+        groups.setdefault(key, []).append(c)
     out: dict[str, Verdict] = {}
     total = 0
 
