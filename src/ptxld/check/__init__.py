@@ -5,6 +5,9 @@ instruction-name and declared-name rules on every instruction, and the deep rule
 """
 from __future__ import annotations
 
+import sys
+import types
+
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import parse
@@ -29,6 +32,10 @@ def check_source(source: str, *, filename: str = "<string>", strict: bool = Fals
     except RecursionError:
         return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                            filename=filename)]
+    except Exception as e:  # a parser bug: still no exception for the caller
+        return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
+                           1, 1, 0, 1, filename=filename,
+                           notes=["this is a bug in ptxld; please report it with the input"])]
     return check_module(module, strict=strict)
 
 
@@ -68,3 +75,14 @@ def _run(c: Checker) -> None:
             m = ins.load
             if isinstance(m, WmmaLoadModel):
                 check_wmma_load(c, ins, m)
+
+
+class _CallableModule(types.ModuleType):
+    """Importing this subpackage rebinds the attribute `ptxld.check` (the contract's function) to
+    the module; making the module callable keeps `ptxld.check(text)` working either way."""
+
+    def __call__(self, source: str, *, filename: str = "<string>", strict: bool = False):
+        return check_source(source, filename=filename, strict=strict)
+
+
+sys.modules[__name__].__class__ = _CallableModule

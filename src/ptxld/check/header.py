@@ -19,13 +19,13 @@ def check_header(c: Checker) -> None:
     items = [it for it in m.items]
     header = []  # leading .version/.target/.address_size directives in order
     for it in items:
-        if it.kind == "directive" and it.name in (".version", ".target", ".address_size"):
+        if getattr(it, "kind", None) == "directive" and it.name in (".version", ".target", ".address_size"):
             header.append(it)
         else:
             break
     first = items[0] if items else None
-    versions = [it for it in items if it.kind == "directive" and it.name == ".version"]
-    if not versions or first is None or not (first.kind == "directive" and first.name == ".version"):
+    versions = [it for it in items if _is(it, ".version")]
+    if not versions or first is None or not (_is(first, ".version")):
         at = first.start if first is not None else 0
         c.emit("PTX0101", at, at + 1, "the module does not start with `.version`",
                label="`.version` expected before this" if first is not None else "",
@@ -38,15 +38,15 @@ def check_header(c: Checker) -> None:
     # .target right after .version
     if versions and first is versions[0]:
         second = items[1] if len(items) > 1 else None
-        if second is None or not (second.kind == "directive" and second.name == ".target"):
+        if second is None or not (_is(second, ".target")):
             at = second.start if second is not None else versions[0].end
             c.emit("PTX0104", at, at + 1, "`.target` must come right after `.version`",
                    label="found this instead" if second is not None else "",
                    help="add `.target sm_XX` on the line after `.version`")
     for it in items:
-        if it.kind == "directive" and it.name == ".target":
+        if _is(it, ".target"):
             _check_target(c, it)
-    sizes = [it for it in items if it.kind == "directive" and it.name == ".address_size"]
+    sizes = [it for it in items if _is(it, ".address_size")]
     for i, it in enumerate(sizes):
         idx = items.index(it)
         prev = items[idx - 1] if idx > 0 else None
@@ -54,7 +54,7 @@ def check_header(c: Checker) -> None:
             c.emit("PTX0107", it.start, it.start + len(".address_size"), "`.address_size` is given twice",
                    label="redefined here", secondary=[(sizes[0].start, sizes[0].start + 13, "first here")],
                    help="remove this line", fix="")
-        elif (prev is None or not (prev.kind == "directive" and prev.name == ".target")) and not any(
+        elif (prev is None or not (_is(prev, ".target"))) and not any(
                 d.code == "PTX0104" for d in c.diags):
             c.emit("PTX0107", it.start, it.start + len(".address_size"),
                    "`.address_size` must come right after `.target`", label="not right after `.target`")
@@ -67,6 +67,10 @@ def check_header(c: Checker) -> None:
                    label="32-bit addressing", help="use `.address_size 64`",
                    notes=["`.address_size 32` is valid PTX, but CUDA 13 removed 32-bit compilation"])
     _check_declarations(c)
+
+
+def _is(item, name: str) -> bool:
+    return getattr(item, "kind", None) == "directive" and item.name == name
 
 
 def _check_version(c: Checker, d) -> None:
