@@ -1,0 +1,464 @@
+"""A PTX module made executable: code laid out by program counter, registers as slots, variables
+placed in their state spaces, and every instruction compiled once into a small closure.
+
+Instruction semantics live in the `sem_*` modules; each registers a compile function per
+mnemonic in `HANDLERS`. A compiled `Op` runs on a set of threads (`idx`: sorted thread indices,
+or None for every thread of the batch)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Variable, Vector
+from . import errors as E
+from . import ptxtypes as T
+from .memory import LAYOUT32, LAYOUT64, Segment
+
+HANDLERS: dict = {}
+
+
+def handler(*mnemonics):
+    def deco(fn):
+        for m in mnemonics:
+            HANDLERS[m] = fn
+        return fn
+    return deco
+
+
+class CompileError(Exception):
+    """An instruction the emulator cannot run; becomes UnsupportedInstructionError when reached."""
+
+
+SIMPLE, CONTROL = 0, 1
+
+
+class Op:
+    __slots__ = ("pc", "ins", "kind", "run", "guard", "gneg", "fn", "text", "line", "warp_sync",
+                 "info")
+
+    def __init__(self, pc, ins, fn):
+        self.pc, self.ins, self.fn = pc, ins, fn
+        self.kind, self.run = SIMPLE, None
+        self.guard, self.gneg = None, False
+        self.warp_sync = None            # callable(batch, idx) -> member masks, for *.sync ops
+        self.text = " ".join(ins.text.split()) if ins is not None else ""
+        self.line = ins.line if ins is not None else 0
+        self.info = {}
+
+
+@dataclass(eq=False)
+class Func:
+    name: str
+    node: object
+    entry_pc: int = 0
+    end_pc: int = 0
+    slots: list = field(default_factory=list)
+    pvars: list = field(default_factory=list)      # per-thread .param variables owned
+    formals: list = field(default_factory=list)    # pvar ids of parameters
+    returns: list = field(default_factory=list)    # pvar ids of return parameters
+    local_lo: int = 0
+    local_hi: int = 0
+    address: int = 0
+
+
+SPECIAL = {
+    "%tid": ".u32", "%ntid": ".u32", "%ctaid": ".u32", "%nctaid": ".u32", "%laneid": ".u32",
+    "%warpid": ".u32", "%nwarpid": ".u32", "%smid": ".u32", "%nsmid": ".u32", "%gridid": ".u64",
+    "%clock": ".u32", "%clock_hi": ".u32", "%clock64": ".u64", "%lanemask_eq": ".u32",
+    "%lanemask_le": ".u32", "%lanemask_lt": ".u32", "%lanemask_ge": ".u32", "%lanemask_gt": ".u32",
+    "%clusterid": ".u32", "%nclusterid": ".u32", "%cluster_ctaid": ".u32", "%cluster_nctaid": ".u32",
+    "%cluster_ctarank": ".u32", "%cluster_nctarank": ".u32", "%is_explicit_cluster": ".pred",
+    "%dynamic_smem_size": ".u32", "%total_smem_size": ".u32", "%aggr_smem_size": ".u32",
+    "%globaltimer": ".u64", "%globaltimer_lo": ".u32", "%globaltimer_hi": ".u32",
+    "%current_graph_exec": ".u64", "%reserved_smem_offset_begin": ".b32",
+    "%reserved_smem_offset_end": ".b32", "%reserved_smem_offset_cap": ".b32",
+}
+
+
+def special_type(name: str) -> str | None:
+    if name in SPECIAL:
+        return SPECIAL[name]
+    for stem, t in (("%envreg", ".b32"), ("%pm", ".u32")):
+        if name.startswith(stem) and name[len(stem):].split("_")[0].isdigit():
+            return ".u64" if name.endswith("_64") else t
+    return None
+
+
+def _align_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def var_size(v: Variable) -> int:
+    n = T.WIDTH.get(v.type, 8) // 8 if v.type != ".pred" else 1
+    if v.vector:
+        n *= int(v.vector[2:])
+    for d in v.dims:
+        n *= d if d else 0
+    return n
+
+
+def var_align(v: Variable) -> int:
+    if v.align:
+        return v.align
+    n = max(1, T.WIDTH.get(v.type, 8) // 8)
+    if v.vector:
+        n *= int(v.vector[2:])
+    return n
+
+
+class Program:
+    def __init__(self, module, gmem):
+        self.module = module
+        self.filename = module.filename
+        self.layout = LAYOUT32 if module.address_size == 32 else LAYOUT64
+        self.addr_type = ".u32" if self.layout.bits == 32 else ".u64"
+        self.target = module.target or "sm_80"
+        self.gmem = gmem
+        self.code: list[Op] = []
+        self.funcs: dict[str, Func] = {}
+        self.slot_of: dict = {}
+        self.slot_width: list[int] = []
+        self.slot_type: list[str] = []
+        self.pvar_of: dict = {}
+        self.pvar_size: list[int] = []
+        self.shared_off: dict = {}
+        self.static_shared = 0
+        self.extern_shared: list = []
+        self.local_off: dict = {}
+        self.local_size = 0
+        self.const_off: dict = {}
+        self.const_image = bytearray()
+        self.global_seg: dict = {}
+        self.func_by_addr: dict[int, str] = {}
+        self.local_range: dict[str, tuple[int, int]] = {}
+        self._place_module_variables()
+        self._layout_functions()
+
+    # ------------------------------------------------------------------ variables
+    def _place_module_variables(self):
+        pending = []
+        for item in self.module.items:
+            if isinstance(item, Variable):
+                self._place(item, None, pending)
+        for item in self.module.items:
+            if getattr(item, "kind", "") == "function":
+                self._walk_vars(item.body, item, pending)
+        size = max(len(self.const_image), 1)
+        self.const = Segment(self.layout.const, size, np.zeros(_align_up(size, 32), np.uint8), ".const bank", True)
+        self._pending_inits = pending
+
+    def _walk_vars(self, block, fn, pending):
+        if block is None:
+            return
+        for it in block.items:
+            if isinstance(it, Variable):
+                self._place(it, fn, pending)
+            elif isinstance(it, Block):
+                self._walk_vars(it, fn, pending)
+
+    def _place(self, v: Variable, fn, pending):
+        sp = v.space
+        if sp == ".global":
+            size = var_size(v)
+            seg = self.gmem.alloc(size, f".global {v.name}", align=max(var_align(v), 16))
+            self.global_seg[v] = seg
+            if v.init is not None:
+                pending.append((v, seg.data, 0))
+        elif sp == ".const":
+            off = _align_up(len(self.const_image), var_align(v))
+            self.const_image.extend(b"\0" * (off + var_size(v) - len(self.const_image)))
+            self.const_off[v] = off
+            if v.init is not None:
+                pending.append((v, None, off))
+        elif sp == ".shared":
+            if v.linkage == ".extern" or (v.dims and v.dims[-1] is None):
+                self.extern_shared.append(v)
+            else:
+                off = _align_up(self.static_shared, var_align(v))
+                self.shared_off[v] = off
+                self.static_shared = off + var_size(v)
+        elif sp == ".local":
+            off = _align_up(self.local_size, var_align(v))
+            self.local_off[v] = off
+            self.local_size = off + var_size(v)
+            if fn is not None:
+                lo, hi = self.local_range.get(fn.name, (off, off))
+                self.local_range[fn.name] = (min(lo, off), max(hi, self.local_size))
+        elif sp == ".param" and fn is not None and not fn.is_entry:
+            pass  # formal parameters are placed with the function
+        elif sp == ".param" and fn is not None and v.function is None:
+            pass
+
+    def extern_shared_offset(self) -> int:
+        a = max([var_align(v) for v in self.extern_shared] + [16])
+        return _align_up(self.static_shared, a)
+
+    def init_variables(self):
+        """Write initializers (after every variable has an address, for address-of items)."""
+        for v, data, off in self._pending_inits:
+            blob = self._init_bytes(v)
+            if data is None:
+                self.const_image[off:off + len(blob)] = blob
+            else:
+                data[:len(blob)] = np.frombuffer(bytes(blob), np.uint8)
+        self.const.data[:len(self.const_image)] = np.frombuffer(bytes(self.const_image), np.uint8)
+
+    def _init_bytes(self, v: Variable) -> bytearray:
+        items = []
+
+        def flat(x):
+            if isinstance(x, (list, tuple)):
+                for y in x:
+                    flat(y)
+            elif isinstance(x, Vector):
+                for y in x.items:
+                    flat(y)
+            else:
+                items.append(x)
+        flat(v.init)
+        w = T.WIDTH.get(v.type, 8)
+        out = bytearray()
+        for it in items:
+            if isinstance(it, (Int, Float)):
+                val = T.immediate_bits(it, v.type)
+            else:
+                val = self.address_constant(it, generic=True)
+            out += int(val).to_bytes(w // 8, "little")
+        return out
+
+    def address_constant(self, node, generic: bool = False) -> int:
+        """The address of `var`, `var+imm`, `generic(var)` as an initializer or operand."""
+        if isinstance(node, Name):
+            v = self.module.scope.lookup(node.name)
+            if v is None or not isinstance(v, Variable):
+                if node.name in self.funcs:
+                    return self.funcs[node.name].address
+                raise CompileError(f"`{node.name}` is not a variable")
+            return self.var_address(v, generic)
+        if isinstance(node, Expr) and node.op in ("+", "-") and len(node.args) == 2:
+            base = self.address_constant(node.args[0], generic)
+            off = node.args[1]
+            if isinstance(off, Int):
+                return base + (off.value if node.op == "+" else -off.value)
+        if isinstance(node, Expr) and node.op == "call" and node.args and getattr(node.args[0], "name", "") == "generic":
+            return self.address_constant(node.args[1], True)
+        raise CompileError(f"unsupported address expression in initializer")
+
+    def var_address(self, v: Variable, generic: bool) -> int:
+        L = self.layout
+        if v in self.global_seg:
+            return self.global_seg[v].base
+        if v in self.const_off:
+            return self.const_off[v] + (L.const if generic else 0)
+        if v in self.shared_off:
+            return self.shared_off[v] + (L.shared if generic else 0)
+        if v in self.extern_shared:
+            return self.extern_shared_offset() + (L.shared if generic else 0)
+        if v in self.local_off:
+            return self.local_off[v] + (L.local if generic else 0)
+        raise CompileError(f"`{v.name}` ({v.space}) has no address in this emulator")
+
+    # ------------------------------------------------------------------ registers / params
+    def slot(self, v: Variable, name: str, comp: str | None = None) -> int:
+        key = (id(v), name, comp)
+        s = self.slot_of.get(key)
+        if s is None:
+            s = len(self.slot_width)
+            self.slot_of[key] = s
+            self.slot_width.append(T.WIDTH[v.type])
+            self.slot_type.append(v.type)
+            fn = self._current_func
+            if fn is not None:
+                fn.slots.append(s)
+        return s
+
+    def pvar(self, v: Variable) -> int:
+        p = self.pvar_of.get(id(v))
+        if p is None:
+            p = len(self.pvar_size)
+            self.pvar_of[id(v)] = p
+            self.pvar_size.append(max(var_size(v), 1))
+            if self._current_func is not None:
+                self._current_func.pvars.append(p)
+        return p
+
+    # ------------------------------------------------------------------ code
+    def _layout_functions(self):
+        self._current_func = None
+        fnodes = [it for it in self.module.items if getattr(it, "kind", "") == "function" and it.body is not None]
+        for i, f in enumerate(fnodes):
+            fn = Func(f.name, f, address=self.layout.code + 16 * (i + 1))
+            fn.local_lo, fn.local_hi = self.local_range.get(f.name, (0, 0))
+            self.funcs[f.name] = fn
+            self.func_by_addr[fn.address] = f.name
+        self.kernel_params: dict[str, list] = {}
+        for f in fnodes:
+            fn = self.funcs[f.name]
+            self._current_func = fn
+            if f.is_entry:
+                off, plist = 0, []
+                for p in f.params:
+                    off = _align_up(off, var_align(p))
+                    plist.append((p, off, var_size(p)))
+                    off += var_size(p)
+                self.kernel_params[f.name] = plist
+                self.param_offsets = getattr(self, "param_offsets", {})
+                for p, o, _ in plist:
+                    self.param_offsets[id(p)] = o
+            else:
+                fn.formals = [self.pvar(p) for p in f.params]
+                fn.returns = [self.pvar(p) for p in f.returns]
+            fn.entry_pc = len(self.code)
+            labels: dict[str, int] = {}
+            body: list[Instruction] = []
+            self._collect(f.body, body, labels)
+            fn.labels = labels
+            for ins in body:
+                self.code.append(Op(len(self.code), ins, fn))
+            # falling off the end of a function returns
+            self.code.append(Op(len(self.code), None, fn))
+            fn.end_pc = len(self.code)
+        for fn in self.funcs.values():
+            self._current_func = fn
+            for pc in range(fn.entry_pc, fn.end_pc):
+                self._compile(self.code[pc])
+        self._current_func = None
+
+    def _collect(self, block, out, labels):
+        for it in block.items:
+            if isinstance(it, Instruction):
+                for lab in it.labels:
+                    labels[lab.name] = len(self.code) + len(out)
+                out.append(it)
+            elif isinstance(it, LabelDef):
+                labels[it.name] = len(self.code) + len(out)
+            elif isinstance(it, Block):
+                self._collect(it, out, labels)
+            elif isinstance(it, Variable) and it.space == ".param":
+                self.pvar(it)
+
+    def _compile(self, op: Op):
+        from . import sem_control
+        if op.ins is None:
+            sem_control.compile_fallthrough_end(op, self)
+            return
+        ins = op.ins
+        try:
+            if ins.guard is not None:
+                op.guard = self.pred_slot(ins.guard.name, ins)
+                op.gneg = ins.guard.negated
+            h = HANDLERS.get(ins.mnemonic)
+            if h is None:
+                from .sem_alu import compile_alu
+                h = compile_alu
+            h(op, self)
+        except CompileError as e:
+            msg = str(e)
+
+            def unsupported(b, idx, _msg=msg):
+                raise E.UnsupportedInstructionError(
+                    f"cannot execute `{ins.opcode}`: {_msg}",
+                    expected="an instruction the emulator implements (see ptxld.emu docs)")
+            op.kind, op.run = SIMPLE, unsupported
+
+    # ------------------------------------------------------------------ operand helpers
+    def lookup(self, name: str, ins):
+        scope = ins.scope if ins is not None else self.module.scope
+        v = scope.lookup(name) if scope is not None else None
+        return v
+
+    def reg(self, node, ins) -> tuple[int, str]:
+        """(slot, register type) of a register operand."""
+        if not isinstance(node, Name):
+            raise CompileError(f"expected a register, found {type(node).__name__}")
+        v = self.lookup(node.name, ins)
+        if v is None or not isinstance(v, Variable) or v.space != ".reg":
+            raise CompileError(f"`{node.text}` is not a declared register")
+        if v.vector and node.component is None:
+            raise CompileError(f"vector register `{node.name}` used as a scalar")
+        comp = {"r": "x", "g": "y", "b": "z", "a": "w"}.get(node.component, node.component)
+        return self.slot(v, node.name, comp), v.type
+
+    def pred_slot(self, node, ins) -> int:
+        s, t = self.reg(node, ins)
+        if t != ".pred":
+            raise CompileError(f"guard `{node.text}` is not a predicate")
+        return s
+
+    def vector_regs(self, node, ins) -> list:
+        """A vector operand's elements: (slot, type) or None for the sink `_`."""
+        from ..ptx.nodes import Sink
+        if isinstance(node, Vector):
+            return [None if isinstance(x, Sink) else self.reg(x, ins) for x in node.items]
+        if isinstance(node, Name):
+            v = self.lookup(node.name, ins)
+            if isinstance(v, Variable) and v.vector and node.component is None:
+                n = int(v.vector[2:])
+                return [(self.slot(v, node.name, c), v.type) for c in "xyzw"[:n]]
+            return [self.reg(node, ins)]
+        raise CompileError("expected a register or a vector of registers")
+
+    def source(self, node, t: str, ins):
+        """Compile a source operand read as type `t` -> fn(batch, idx) -> raw bits array."""
+        w = T.WIDTH[t]
+        if isinstance(node, (Int, Float)):
+            bits = T.immediate_bits(node, t)
+            return lambda b, idx: T.full(bits, w, b.count(idx))
+        if isinstance(node, Name):
+            v = self.lookup(node.name, ins)
+            if isinstance(v, Variable) and v.space == ".reg":
+                s, rt = self.reg(node, ins)
+                rw = T.WIDTH[rt]
+                if rw == w:
+                    return lambda b, idx: b.rd(s, idx)
+                if w == 1:
+                    return lambda b, idx: b.rd(s, idx) != 0
+                return lambda b, idx: T.convert_width(b.rd(s, idx), rt, w)
+            st = special_type(node.name)
+            if st is not None and v is None:
+                from .sem_special import special_reader
+                rd = special_reader(node.name, node.component)
+                sw = T.WIDTH[st]
+                if sw == w:
+                    return rd
+                return lambda b, idx: T.convert_width(rd(b, idx), st, w)
+            if isinstance(v, Variable) or node.name in self.funcs:
+                addr = self.operand_address_constant(node, ins)
+                return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
+            raise CompileError(f"unknown operand `{node.text}`")
+        if isinstance(node, Expr):
+            addr = self.operand_address_constant(node, ins)
+            return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
+        raise CompileError(f"unsupported operand {type(node).__name__}")
+
+    def operand_address_constant(self, node, ins) -> int:
+        """`var` / `var+imm` used as a value: its address in its own state space."""
+        if isinstance(node, Name):
+            v = self.lookup(node.name, ins)
+            if isinstance(v, Variable):
+                if v.space == ".param" and id(v) in getattr(self, "param_offsets", {}):
+                    return self.param_offsets[id(v)]
+                return self.var_address(v, generic=False)
+            if node.name in self.funcs:
+                return self.funcs[node.name].address
+            raise CompileError(f"`{node.text}` is not a variable or function")
+        if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[1], Int):
+            base = self.operand_address_constant(node.args[0], ins)
+            return base + (node.args[1].value if node.op == "+" else -node.args[1].value)
+        raise CompileError("unsupported address expression")
+
+    def dest(self, node, t: str, ins):
+        """Compile a destination: fn(batch, idx, bits) writing raw bits of type `t` (Table 28
+        extension into a wider register)."""
+        from ..ptx.nodes import Sink
+        if isinstance(node, Sink):
+            return lambda b, idx, val: None
+        s, rt = self.reg(node, ins)
+        rw = T.WIDTH[rt]
+        w = T.WIDTH[t]
+        if rw == w:
+            return lambda b, idx, val: b.wr(s, idx, val)
+        if rw < w and w != 1:
+            return lambda b, idx, val: b.wr(s, idx, T.convert_width(val, ".b%d" % w, rw))
+        return lambda b, idx, val: b.wr(s, idx, T.convert_width(val, t, rw))

@@ -1,0 +1,132 @@
+"""Arithmetic, logic and conversion through `ptxld.emu.alu`, plus `mov` (register moves, special
+registers, addresses of variables and functions, vector pack/unpack)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ptx.nodes import Expr, Float, Int, Name, PredPair, Sink, Vector
+from . import ptxtypes as T
+from .program import CompileError, handler
+
+
+def _alu():
+    from .alu import lookup, why_not
+    return lookup, why_not
+
+
+def _scalar_or_source(prog, node, t, ins):
+    if isinstance(node, (Int, Float)):
+        bits = T.immediate_bits(node, t)
+        w = T.WIDTH[t]
+        if w == 1:
+            val = np.bool_(bits)
+        elif w == 128:
+            return prog.source(node, t, ins)
+        else:
+            val = T.UINT[w](bits)
+        return lambda b, idx: val
+    if isinstance(node, Expr) and node.op == "!" and len(node.args) == 1 and t == ".pred":
+        inner = prog.source(node.args[0], t, ins)
+        return lambda b, idx: ~inner(b, idx)
+    return prog.source(node, t, ins)
+
+
+def compile_alu(op, prog):
+    ins = op.ins
+    lookup, why_not = _alu()
+    alu = lookup(ins.opcode)
+    if alu is None:
+        raise CompileError(why_not(ins.opcode) or f"`{ins.opcode}` is not a known instruction")
+    ops = list(ins.operands)
+    pair = bool(ops) and isinstance(ops[0], PredPair)
+    dst_types = alu.dst_types_pair if pair and alu.dst_types_pair else alu.dst_types
+    if pair:
+        first = ops.pop(0)
+        dnodes = [first.first, first.second]
+    else:
+        nd = len(dst_types)
+        dnodes, ops = ops[:nd], ops[nd:]
+    if len(ops) != len(alu.src_types):
+        raise CompileError(f"`{ins.opcode}` takes {len(alu.src_types)} source operand(s), "
+                           f"found {len(ops)}")
+    srcs = [_scalar_or_source(prog, n, t, ins) for n, t in zip(ops, alu.src_types)]
+    dsts = [prog.dest(n, t, ins) for n, t in zip(dnodes, dst_types)]
+    call = alu.pair if pair and alu.dst_types_pair else alu
+
+    def run(b, act):
+        vals = [s(b, act) for s in srcs]
+        outs = call(*vals)
+        n = b.count(act)
+        for d, o in zip(dsts, outs):
+            if not isinstance(o, np.ndarray) or o.ndim == 0 or o.shape[0] != n:
+                o = np.broadcast_to(o, (n,) + np.shape(o)[1:] if np.ndim(o) > 1 else (n,)).copy()
+            elif o.base is not None or any(o is v for v in vals):
+                o = o.copy()
+            d(b, act, o)
+    op.run = run
+
+
+@handler("mov")
+def compile_mov(op, prog):
+    ins = op.ins
+    t = next((m[0] for m in reversed(ins.modifiers) if m[0] in T.WIDTH), None)
+    if t is None:
+        raise CompileError("mov needs a type")
+    ops = ins.operands
+    if len(ops) != 2:
+        raise CompileError("mov takes two operands")
+    d, a = ops
+    w = T.WIDTH[t]
+    if isinstance(a, Vector):                       # pack {a, b, ...} -> d
+        parts = a.items
+        ew = w // len(parts)
+        et = ".b%d" % ew
+        srcs = [prog.source(x, et, ins) for x in parts]
+        dest = prog.dest(d, t, ins)
+
+        def pack(b, act):
+            vals = [s(b, act) for s in srcs]
+            if w == 128:
+                out = np.empty((b.count(act), 2), np.uint64)
+                if ew == 64:
+                    out[:, 0], out[:, 1] = vals
+                else:
+                    v = [x.astype(np.uint64) for x in vals]
+                    out[:, 0] = v[0] | (v[1] << np.uint64(32))
+                    out[:, 1] = v[2] | (v[3] << np.uint64(32))
+            else:
+                out = np.zeros(b.count(act), T.UINT[w])
+                for k, x in enumerate(vals):
+                    out |= x.astype(T.UINT[w]) << T.UINT[w](k * ew)
+            dest(b, act, out)
+        op.run = pack
+        return
+    if isinstance(d, Vector):                       # unpack a -> {d0, d1, ...}
+        parts = d.items
+        ew = w // len(parts)
+        et = ".b%d" % ew
+        src = prog.source(a, t, ins)
+        dests = [None if isinstance(x, Sink) else prog.dest(x, et, ins) for x in parts]
+
+        def unpack(b, act):
+            v = src(b, act)
+            for k, dst in enumerate(dests):
+                if dst is None:
+                    continue
+                if w == 128:
+                    word = v[:, (k * ew) // 64]
+                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(T.UINT[ew])
+                else:
+                    piece = (v >> T.UINT[w](k * ew)).astype(T.UINT[ew])
+                dst(b, act, np.ascontiguousarray(piece))
+        op.run = unpack
+        return
+    src = prog.source(a, t, ins)
+    dest = prog.dest(d, t, ins)
+
+    def mov(b, act):
+        v = src(b, act)
+        if act is None:
+            v = v.copy()
+        dest(b, act, v)
+    op.run = mov

@@ -1,0 +1,495 @@
+"""Control flow: bra, call/ret (direct and indirect, recursion), exit, trap, barriers, fences."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ptx.nodes import Int, Name, ParenList, Variable
+from . import errors as E
+from . import ptxtypes as T
+from .memory import Fault
+from .program import CONTROL, SIMPLE, CompileError, handler
+
+
+def _split(b, op, idx, act):
+    """(taken, not taken) threads of a guarded control instruction."""
+    if act is idx:
+        return idx, None
+    p = b.rd(op.guard, idx)
+    if op.gneg:
+        p = ~p
+    rest = np.flatnonzero(~p) if idx is None else idx[~p]
+    return act, rest
+
+
+@handler("bra", "brx")
+def compile_bra(op, prog):
+    ins = op.ins
+    if ins.mnemonic == "brx":
+        raise CompileError("brx.idx (branch tables) is not supported")
+    target = ins.operands[0]
+    if not isinstance(target, Name) or target.name not in op.fn.labels:
+        raise CompileError(f"unknown branch target `{getattr(target, 'text', target)}`")
+    tpc = op.fn.labels[target.name]
+    nxt = op.pc + 1
+
+    def run(b, idx, act):
+        taken, rest = _split(b, op, idx, act)
+        if rest is not None:
+            b.schedule(nxt, rest)
+        return tpc, taken
+    op.kind, op.run = CONTROL, run
+
+
+@handler("exit")
+def compile_exit(op, prog):
+    def run(b, idx, act):
+        taken, rest = _split(b, op, idx, act)
+        exit_threads(b, taken)
+        if rest is not None and len(rest):
+            return op.pc + 1, rest
+        return None
+    op.kind, op.run = CONTROL, run
+
+
+def exit_threads(b, idx):
+    t = b.threads(idx)
+    if len(t) == 0:
+        return
+    b.exited[t] = True
+    b.live_per_cta -= np.bincount(b.cta_of[t], minlength=len(b.live_per_cta))
+
+
+@handler("trap")
+def compile_trap(op, prog):
+    def run(b, act):
+        t = b.threads(act)[0]
+        raise b.error(E.EmulationError, op, t, "trap executed: the kernel aborted",
+                      expected="no `trap` on the executed path", others=b.count(act) - 1)
+    op.run = run
+
+
+@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "prefetch", "prefetchu",
+         "discard", "applypriority", "griddepcontrol", "setmaxnreg")
+def compile_noop(op, prog):
+    # A sequential emulator is sequentially consistent: fences and cache hints are no-ops.
+    op.run = lambda b, act: None
+
+
+# ---------------------------------------------------------------------------- call / ret
+
+class Record:
+    __slots__ = ("idx", "fn", "ret_pc", "regs", "pvars", "local", "rets", "remaining")
+
+
+@handler("call")
+def compile_call(op, prog):
+    ins = op.ins
+    ops = list(ins.operands)
+    rets = []
+    if ops and isinstance(ops[0], ParenList):
+        rets = ops.pop(0).items
+    if not ops:
+        raise CompileError("call without a target")
+    callee = ops.pop(0)
+    args = ops.pop(0).items if ops and isinstance(ops[0], ParenList) else []
+    ret_targets = [_param_target(prog, r, ins) for r in rets]
+    arg_sources = [_param_target(prog, a, ins) for a in args]
+    direct = None
+    if isinstance(callee, Name) and callee.name in prog.funcs:
+        direct = prog.funcs[callee.name]
+    elif isinstance(callee, Name) and prog.lookup(callee.name, ins) is None and callee.name not in prog.funcs:
+        raise CompileError(f"call to `{callee.name}`, which has no definition in this module")
+    else:
+        target_src = prog.source(callee, prog.addr_type, ins)
+    for f in ([direct] if direct else prog.funcs.values()):
+        if f.node.is_entry:
+            continue
+        if direct and (len(f.formals) != len(args) or len(f.returns) != len(rets)):
+            raise CompileError(f"call passes {len(args)} argument(s) and {len(rets)} return "
+                               f"value(s); `{f.name}` declares {len(f.formals)} and {len(f.returns)}")
+
+    def run(b, idx, act):
+        taken, rest = _split(b, op, idx, act)
+        if rest is not None and len(rest):
+            b.schedule(op.pc + 1, rest)
+        if direct is not None:
+            return enter(b, op, direct, taken, ret_targets, arg_sources)
+        addr = target_src(b, taken)
+        t = b.threads(taken)
+        for a in np.unique(addr):
+            name = prog.func_by_addr.get(int(a))
+            sel = t[addr == a]
+            if name is None or prog.funcs[name].node.is_entry:
+                raise Fault(E.GenericAddressError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
+                            "indirect call to an address that is not a device function",
+                            "the address of a .func taken with mov")
+            f = prog.funcs[name]
+            if len(f.formals) != len(args) or len(f.returns) != len(rets):
+                raise Fault(E.EmulationError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
+                            f"indirect call passes {len(args)} argument(s); `{name}` takes {len(f.formals)}",
+                            "a callee matching the call's prototype")
+            nxt = enter(b, op, f, sel, ret_targets, arg_sources)
+            b.schedule(*nxt)
+        return None
+    op.kind, op.run = CONTROL, run
+
+
+def _param_target(prog, node, ins):
+    """A call argument or return target: ('p', pvar) for a .param variable, ('r', slot, type)
+    for a register, ('i', node) for an immediate."""
+    if isinstance(node, Name):
+        v = prog.lookup(node.name, ins)
+        if isinstance(v, Variable) and v.space == ".param":
+            return ("p", prog.pvar(v))
+        if isinstance(v, Variable) and v.space == ".reg":
+            s, t = prog.reg(node, ins)
+            return ("r", s, t)
+    if isinstance(node, Int):
+        return ("i", node)
+    raise CompileError(f"unsupported call operand `{getattr(node, 'text', node)}`")
+
+
+def _bits_to_bytes(bits: np.ndarray, nbytes: int) -> np.ndarray:
+    b = np.ascontiguousarray(bits)
+    raw = b.view(np.uint8).reshape(len(b), -1)
+    out = np.zeros((len(b), nbytes), np.uint8)
+    k = min(nbytes, raw.shape[1])
+    out[:, :k] = raw[:, :k]
+    return out
+
+
+def _bytes_to_bits(raw: np.ndarray, width: int) -> np.ndarray:
+    nb = max(1, width // 8)
+    buf = np.zeros((raw.shape[0], 16 if width == 128 else nb), np.uint8)
+    k = min(buf.shape[1], raw.shape[1])
+    buf[:, :k] = raw[:, :k]
+    if width == 1:
+        return buf[:, 0] != 0
+    if width == 128:
+        return buf.view(np.uint64).reshape(-1, 2)
+    return buf.view(T.UINT[width]).reshape(-1)
+
+
+def enter(b, op, f, act, ret_targets, arg_sources):
+    t = b.threads(act)
+    rec = Record()
+    rec.idx, rec.fn, rec.ret_pc, rec.rets = t, f, op.pc + 1, ret_targets
+    rec.remaining = len(t)
+    rec.regs = {s: b.regs[s][t].copy() for s in f.slots if b.regs[s] is not None}
+    rec.pvars = {}
+    for p in f.pvars:
+        if b.pv[p] is not None:
+            rec.pvars[p] = (b.pv[p][t].copy(), b.pv_init[p][t].copy())
+            b.pv_init[p][t] = False
+    rec.local = None
+    if f.local_hi > f.local_lo:
+        loc = b.sp.local.reshape(b.N, -1)
+        rec.local = loc[t, f.local_lo:f.local_hi].copy()
+    # arguments
+    vals = []
+    for src, p in zip(arg_sources, f.formals):
+        size = b.prog.pvar_size[p]
+        if src[0] == "p":
+            data, init = b.param_store(src[1])
+            vals.append((data[t][:, :size], init[t][:, :size]))
+        elif src[0] == "r":
+            raw = _bits_to_bytes(b.rd(src[1], act), size)
+            vals.append((raw, np.ones_like(raw, bool)))
+        else:
+            raw = _bits_to_bytes(np.full(len(t), src[1].value & (2**64 - 1), np.uint64), size)
+            vals.append((raw, np.ones_like(raw, bool)))
+    for (raw, init), p in zip(vals, f.formals):
+        data, pinit = b.param_store(p)
+        k = raw.shape[1]
+        data[t, :k] = raw
+        pinit[t, :k] = init
+    rid = b.next_record
+    b.next_record += 1
+    b.records[rid] = rec
+    d = b.depth[t]
+    for level in np.unique(d):
+        while len(b.stack) <= level:
+            b.stack.append(np.zeros(b.N, np.int32))
+        b.stack[level][t[d == level]] = rid
+    b.depth[t] += 1
+    if b.depth[t].max() > 1024:
+        raise Fault(E.StepBudgetError, 0, None, None, "call depth above 1024 (runaway recursion?)",
+                    "recursion that terminates")
+    return f.entry_pc, (None if len(t) == b.N else t)
+
+
+def leave(b, op, act):
+    """`ret`: return to the caller, or exit when returning from the kernel."""
+    t = b.threads(act)
+    d = b.depth[t]
+    top = d == 0
+    if top.any():
+        exit_threads(b, t[top])
+        t, d = t[~top], d[~top]
+    if len(t) == 0:
+        return
+    rids = np.empty(len(t), np.int32)
+    for level in np.unique(d):
+        sel = d == level
+        rids[sel] = b.stack[level - 1][t[sel]]
+    for rid in np.unique(rids):
+        rec = b.records[int(rid)]
+        S = t[rids == rid]
+        pos = np.searchsorted(rec.idx, S)
+        f = rec.fn
+        outs = []
+        for p in f.returns:
+            data, init = b.param_store(p)
+            outs.append((data[S].copy(), init[S].copy()))
+        for s, saved in rec.regs.items():
+            b.regs[s][S] = saved[pos]
+        for p, (data, init) in rec.pvars.items():
+            b.pv[p][S] = data[pos]
+            b.pv_init[p][S] = init[pos]
+        if rec.local is not None:
+            b.sp.local.reshape(b.N, -1)[S, f.local_lo:f.local_hi] = rec.local[pos]
+        for tgt, (raw, init) in zip(rec.rets, outs):
+            if tgt[0] == "p":
+                data, pinit = b.param_store(tgt[1])
+                k = min(raw.shape[1], data.shape[1])
+                data[S, :k] = raw[:, :k]
+                pinit[S, :k] = init[:, :k]
+            elif tgt[0] == "r":
+                w = T.WIDTH[tgt[2]]
+                b.wr(tgt[1], S if len(S) != b.N else None, _bytes_to_bits(raw, w))
+        b.depth[S] -= 1
+        rec.remaining -= len(S)
+        if rec.remaining <= 0:
+            del b.records[int(rid)]
+        b.schedule(rec.ret_pc, None if len(S) == b.N else S)
+
+
+@handler("ret")
+def compile_ret(op, prog):
+    def run(b, idx, act):
+        taken, rest = _split(b, op, idx, act)
+        leave(b, op, taken)
+        if rest is not None and len(rest):
+            return op.pc + 1, rest
+        return None
+    op.kind, op.run = CONTROL, run
+
+
+def compile_fallthrough_end(op, prog):
+    def run(b, idx, act):
+        leave(b, op, idx)
+        return None
+    op.kind, op.run = CONTROL, run
+    op.text = f"end of {op.fn.name}"
+    body_end = op.fn.node.end
+    op.line = prog.module.source.position(max(0, body_end - 1))[0]
+
+
+# ---------------------------------------------------------------------------- barriers
+
+@handler("bar", "barrier")
+def compile_bar(op, prog):
+    ins = op.ins
+    mods = [m[0] for m in ins.modifiers]
+    if ".warp" in mods:
+        from .sem_warp import compile_bar_warp
+        return compile_bar_warp(op, prog)
+    if ".cluster" in mods:
+        return _compile_cluster_barrier(op, prog, mods)
+    kind = "sync"
+    for k in ("arrive", "red", "sync"):
+        if "." + k in mods:
+            kind = k
+            break
+    aligned = ins.mnemonic == "bar" or ".aligned" in mods
+    ops = list(ins.operands)
+    dest = None
+    redop = None
+    if kind == "red":
+        redop = next((m[1:] for m in mods if m in (".popc", ".and", ".or")), None)
+        rtype = ".u32" if redop == "popc" else ".pred"
+        dest = prog.dest(ops.pop(0), rtype, ins)
+        pred_node = ops.pop()
+        negate = False
+        if isinstance(pred_node, __import__("ptxld.ptx.nodes", fromlist=["Expr"]).Expr) and pred_node.op == "!":
+            negate, pred_node = True, pred_node.args[0]
+        pred = prog.source(pred_node, ".pred", ins)
+    if not ops:
+        ops = [Int(0, "0", 0, 0)]
+    bid_src = prog.source(ops[0], ".u32", ins)
+    cnt_src = prog.source(ops[1], ".u32", ins) if len(ops) > 1 else None
+    op.info.update(aligned=aligned, kind=kind, dest=dest, redop=redop)
+
+    def run(b, idx, act):
+        taken, rest = _split(b, op, idx, act)
+        if rest is not None and len(rest):
+            b.schedule(op.pc + 1, rest)
+        if taken is not None and len(taken) == 0:
+            return None
+        bids = bid_src(b, taken)
+        cnts = cnt_src(b, taken) if cnt_src is not None else None
+        pv = None
+        if kind == "red":
+            pv = pred(b, taken)
+            if negate:
+                pv = ~pv
+        t = b.threads(taken)
+        for bid in np.unique(bids):
+            sel = bids == bid
+            arrive(b, op, int(bid), t[sel], None if cnts is None else cnts[sel],
+                   wait=(kind != "arrive"), pv=None if pv is None else pv[sel])
+        return None
+    op.kind, op.run = CONTROL, run
+
+
+def arrive(b, op, bid, t, cnts, wait, pv):
+    nct = len(b.live_per_cta)
+    if bid > 15:
+        raise Fault(E.BarrierError, 0, None, None, f"barrier id {bid} out of range", "0..15")
+    count = b.bar_count.setdefault(bid, np.zeros(nct, np.int64))
+    expect = b.bar_expect.setdefault(bid, np.full(nct, -1, np.int64))
+    ctas = b.cta_of[t]
+    count += np.bincount(ctas, minlength=nct)
+    if cnts is not None:
+        for c in np.unique(ctas):
+            e = np.unique(cnts[ctas == c])
+            if len(e) != 1 or (expect[c] >= 0 and expect[c] != e[0]):
+                raise b.error(E.BarrierError, op, t[ctas == c][0],
+                              f"barrier {bid}: threads give different thread counts",
+                              "the same thread count in every bar instruction of one barrier phase")
+            expect[c] = int(e[0])
+    if pv is not None:
+        red = b.bar_red.setdefault(bid, {"true": np.zeros(nct, np.int64), "n": np.zeros(nct, np.int64)})
+        red["true"] += np.bincount(ctas, weights=pv.astype(np.int64), minlength=nct).astype(np.int64)
+        red["n"] += np.bincount(ctas, minlength=nct)
+    if wait:
+        b.bar_wait.setdefault(bid, []).append((op.pc, t))
+    complete_barrier(b, bid)
+
+
+def complete_barrier(b, bid) -> bool:
+    count, expect = b.bar_count[bid], b.bar_expect[bid]
+    target = np.where(expect >= 0, expect, b.live_per_cta)
+    done = (count >= target) & (count > 0)
+    if not done.any():
+        return False
+    waiting = b.bar_wait.get(bid, [])
+    keep = []
+    released = []
+    for pc, t in waiting:
+        sel = done[b.cta_of[t]]
+        if sel.any():
+            released.append((pc, t[sel]))
+        if not sel.all():
+            keep.append((pc, t[~sel]))
+    # divergence: an aligned barrier must be the same instruction for all threads of a CTA
+    pcs_by_cta = {}
+    for pc, t in released:
+        for c in np.unique(b.cta_of[t]):
+            pcs_by_cta.setdefault(int(c), set()).add(pc)
+    code = b.prog.code
+    for c, pcs in pcs_by_cta.items():
+        if len(pcs) > 1 and any(code[p].info.get("aligned") for p in pcs):
+            p1, p2 = sorted(pcs)[:2]
+            t2 = next(t for pc, t in released if pc == p2)
+            raise b.error(E.BarrierError, code[p2], t2[b.cta_of[t2] == c][0],
+                          f"barrier divergence: threads of one CTA wait on barrier {bid} at two "
+                          f"different instructions (line {code[p1].line} and line {code[p2].line})",
+                          "all threads of the CTA to execute the same aligned barrier instruction "
+                          "(bar.sync / barrier.sync.aligned)")
+    red = b.bar_red.get(bid)
+    for pc, t in released:
+        op = code[pc]
+        if op.info.get("kind") == "red" and red is not None:
+            c = b.cta_of[t]
+            trues, n = red["true"][c], red["n"][c]
+            r = op.info["redop"]
+            val = trues.astype(np.uint32) if r == "popc" else (trues == n) if r == "and" else (trues > 0)
+            op.info["dest"](b, t if len(t) != b.N else None, val)
+        b.schedule(pc + 1, t if len(t) != b.N else None)
+    count[done] = 0
+    expect[done] = -1
+    if red is not None:
+        red["true"][done] = 0
+        red["n"][done] = 0
+    b.bar_wait[bid] = keep
+    return bool(released)
+
+
+def try_complete_barriers(b) -> bool:
+    progressed = False
+    for bid in list(b.bar_wait):
+        if b.bar_wait[bid]:
+            progressed |= complete_barrier(b, bid)
+    if getattr(b, "cluster_wait", None):
+        progressed |= _complete_cluster(b)
+    return progressed
+
+
+def barrier_deadlock(b):
+    for bid, waiting in b.bar_wait.items():
+        if not waiting:
+            continue
+        pc, t = waiting[0]
+        c = b.cta_of[t[0]]
+        arrived = int(b.bar_count[bid][c])
+        exp = int(b.bar_expect[bid][c]) if b.bar_expect[bid][c] >= 0 else int(b.live_per_cta[c])
+        waiting_here = np.concatenate([w for _, w in waiting])
+        in_cta = np.flatnonzero((b.cta_of == c) & ~b.exited)
+        missing = np.setdiff1d(in_cta, waiting_here)
+        where = ""
+        if len(missing):
+            m = int(missing[0])
+            th, _ = b.coords(m)
+            place = "waiting at a different barrier or warp-synchronous instruction"
+            for obid, ow in b.bar_wait.items():
+                for opc, ot in ow:
+                    if m in ot and obid != bid:
+                        place = f"waiting at barrier {obid} on line {b.prog.code[opc].line}"
+            where = f"; thread {th} never arrives ({place})"
+        return b.error(E.BarrierError, b.prog.code[pc], t[0],
+                       f"barrier deadlock: {arrived} of {exp} threads of the CTA arrived at barrier "
+                       f"{bid}{where}",
+                       "every non-exited thread of the CTA (or the bar instruction's thread count) "
+                       "to reach the barrier", others=len(t) - 1)
+    return E.BarrierError("barrier deadlock")
+
+
+# ---------------------------------------------------------------------------- cluster barrier
+
+def _compile_cluster_barrier(op, prog, mods):
+    is_wait = ".wait" in mods
+
+    def run(b, idx, act):
+        t = b.threads(act)
+        ncl = b.cta_of.max() + 1
+        cl = b.sp.cluster_first[b.cta_of[t]]
+        if not hasattr(b, "cluster_count"):
+            b.cluster_count = np.zeros(ncl, np.int64)
+            b.cluster_wait = []
+        if not is_wait:
+            b.cluster_count += np.bincount(cl, minlength=ncl)
+            return op.pc + 1, act
+        b.cluster_wait.append((op.pc, t))
+        _complete_cluster(b)
+        return None
+    op.kind, op.run = CONTROL, run
+
+
+def _complete_cluster(b) -> bool:
+    live_cl = np.bincount(b.sp.cluster_first[b.cta_of[~b.exited]], minlength=len(b.cluster_count))
+    done = (b.cluster_count >= live_cl) & (b.cluster_count > 0)
+    if not done.any():
+        return False
+    keep, moved = [], False
+    for pc, t in b.cluster_wait:
+        sel = done[b.sp.cluster_first[b.cta_of[t]]]
+        if sel.any():
+            b.schedule(pc + 1, t[sel])
+            moved = True
+        if not sel.all():
+            keep.append((pc, t[~sel]))
+    b.cluster_wait = keep
+    if moved:
+        b.cluster_count[done] = 0
+    return moved

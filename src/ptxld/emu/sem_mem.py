@@ -1,0 +1,487 @@
+"""Memory instructions: ld, ldu, ld.global.nc, st, atom, red, cvta, isspacep, mapa, getctarank,
+createpolicy. Memory orders, scopes, cache operators, eviction priorities, prefetch sizes and
+cache policies are accepted and do not change values (a sequential emulator is sequentially
+consistent)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
+from . import errors as E
+from . import ptxtypes as T
+from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter
+from .program import CompileError, handler
+
+SPACES = (".global", ".shared", ".shared::cta", ".shared::cluster", ".local", ".const", ".param",
+          ".param::entry", ".param::func")
+LD_TYPES = tuple(t for t in T.WIDTH if t[1] in "bsuf" and t[2:].isdigit())
+
+
+def _space(ins) -> str:
+    for m, _, _ in ins.modifiers:
+        if m in SPACES:
+            return m
+        if m.startswith(".const["):
+            return ".const"
+    return "generic"
+
+
+def _type(ins, allowed=LD_TYPES) -> str:
+    t = [m for m, _, _ in ins.modifiers if m in allowed]
+    if not t:
+        raise CompileError("no data type")
+    return t[-1]
+
+
+def _vec(ins) -> int:
+    for m, _, _ in ins.modifiers:
+        if m in (".v2", ".v4", ".v8"):
+            return int(m[2:])
+    return 1
+
+
+class AddressOperand:
+    """A compiled `[a]` operand: per-thread addresses in the instruction's state space, or a
+    per-thread `.param` variable (`pvar`, static offset) for device-function parameters."""
+
+    def __init__(self, prog, addr: Address, space: str, ins):
+        self.pvar = None
+        self.uniform = None
+        self.reg = None
+        mask = (1 << prog.layout.bits) - 1
+        self.mask = mask
+        off = addr.offset
+        if addr.base is None:
+            self.uniform = off & mask
+            return
+        v = prog.lookup(addr.base.name, ins)
+        if isinstance(v, Variable) and v.space == ".reg":
+            s, rt = prog.reg(addr.base, ins)
+            self.reg, self.rtype, self.off = s, rt, off
+            return
+        if isinstance(v, Variable) and v.space == ".param":
+            if id(v) in getattr(prog, "param_offsets", {}):
+                base = prog.param_offsets[id(v)]
+                self.uniform = (base + off + (prog.layout.param if space == "generic" else 0)) & mask
+                return
+            self.pvar, self.off = prog.pvar(v), off
+            return
+        if isinstance(v, Variable):
+            self.uniform = (prog.var_address(v, generic=(space == "generic")) + off) & mask
+            return
+        raise CompileError(f"`{addr.base.name}` is not a register or an addressable variable")
+
+    def values(self, b, act) -> np.ndarray:
+        if self.uniform is not None:
+            return np.full(b.count(act), self.uniform, np.uint64)
+        r = b.rd(self.reg, act)
+        if r.dtype != np.uint64:
+            r = r.astype(np.uint64)
+        if self.off:
+            r = r + np.uint64(self.off & 0xFFFFFFFFFFFFFFFF)
+        if self.mask != 0xFFFFFFFFFFFFFFFF:
+            r = r & np.uint64(self.mask)
+        return r
+
+
+def _uniform_space(space: str) -> bool:
+    return space in (".global", ".const", ".param", ".param::entry")
+
+
+def _pvar_check(b, p, off, nbytes, act, write):
+    size = b.prog.pvar_size[p]
+    if off < 0 or off + nbytes > size:
+        raise Fault(E.OutOfBoundsError, 0, off, ".param",
+                    f"{'store to' if write else 'load from'} .param variable outside its "
+                    f"{size} bytes ({nbytes}-byte access at offset {off})",
+                    f"an offset + size within {size} bytes")
+
+
+def read_memory(b, aop: AddressOperand, space, act, width, count, nbytes_total):
+    """(n, count) raw bits (or (n, count, 2) for 128-bit) read for the active threads."""
+    n = b.count(act)
+    if aop.pvar is not None:
+        _pvar_check(b, aop.pvar, aop.off, nbytes_total, act, False)
+        data, init = b.param_store(aop.pvar)
+        lo, hi = aop.off, aop.off + nbytes_total
+        ok = init[:, lo:hi] if act is None else init[act, lo:hi]
+        if not ok.all():
+            pos = int(np.flatnonzero(~ok.all(axis=1))[0])
+            raise Fault(E.UninitializedParamError, pos, lo, ".param",
+                        f"read of uninitialised .param bytes ({nbytes_total}-byte load at offset "
+                        f"{lo} of a {b.prog.pvar_size[aop.pvar]}-byte parameter)",
+                        "a st.param to these bytes (or a call argument) before the load",
+                        int((~ok.all(axis=1)).sum()))
+        raw = np.ascontiguousarray(data[:, lo:hi] if act is None else data[act, lo:hi])
+        if width == 128:
+            return raw.view(np.uint64).reshape(n, count, 2)
+        return raw.view(T.UINT[width]).reshape(n, count)
+    if aop.uniform is not None and _uniform_space(space):
+        addr = np.array([aop.uniform], np.uint64)
+        parts = b.sp.resolve(space, addr, nbytes_total, np.zeros(1, np.intp), False)
+        one = gather(parts, 1, width, count)
+        return np.broadcast_to(one, (n,) + one.shape[1:])
+    addr = aop.values(b, act)
+    tids = b.threads(act)
+    parts = b.sp.resolve(space, addr, nbytes_total, tids, False)
+    return gather(parts, n, width, count)
+
+
+def write_memory(b, aop, space, act, width, count, nbytes_total, vals, keep=None):
+    if aop.pvar is not None:
+        _pvar_check(b, aop.pvar, aop.off, nbytes_total, act, True)
+        data, init = b.param_store(aop.pvar)
+        lo, hi = aop.off, aop.off + nbytes_total
+        raw = np.ascontiguousarray(vals).view(np.uint8).reshape(b.count(act), -1)
+        if act is None:
+            data[:, lo:hi] = raw
+            init[:, lo:hi] = True
+        else:
+            data[act, lo:hi] = raw
+            init[act, lo:hi] = True
+        return
+    addr = aop.values(b, act)
+    parts = b.sp.resolve(space, addr, nbytes_total, b.threads(act), True)
+    scatter(parts, vals, width, count, keep)
+
+
+def _require_global(b, aop, act, what):
+    if aop.pvar is not None:
+        return
+    addr = aop.values(b, act)
+    code = b.sp.window(addr)
+    bad = (code != 0) & (code != 4)
+    if bad.any():
+        pos = int(np.flatnonzero(bad)[0])
+        win = {1: ".local", 2: ".const", 3: ".shared"}[int(code[pos])]
+        raise Fault(E.GenericAddressError, pos, int(addr[pos]), "generic",
+                    f"{what} needs a generic address in the global window; this one is in the "
+                    f"{win} window", "a global address", int(bad.sum()))
+
+
+@handler("ld", "ldu")
+def compile_ld(op, prog):
+    ins = op.ins
+    space = _space(ins)
+    t = _type(ins)
+    count = _vec(ins)
+    width = T.WIDTH[t]
+    nbytes = width // 8 * count
+    ops = ins.operands
+    if len(ops) < 2 or not isinstance(ops[1], Address):
+        raise CompileError("ld needs a destination and an address `[a]`")
+    dnode = ops[0]
+    dests = []
+    items = dnode.items if isinstance(dnode, Vector) else [dnode]
+    if isinstance(dnode, Name):
+        v = prog.lookup(dnode.name, ins)
+        if isinstance(v, Variable) and v.vector and dnode.component is None:
+            items = [Name(dnode.name, dnode.start, dnode.end, c) for c in "xyzw"[:int(v.vector[2:])]]
+    if len(items) != count:
+        raise CompileError(f"{count} destination register(s) expected, found {len(items)}")
+    for x in items:
+        dests.append(None if isinstance(x, Sink) else prog.dest(x, t, ins))
+    aop = AddressOperand(prog, ops[1], space, ins)
+    if space == "generic" and aop.pvar is None and aop.uniform is None:
+        mods = {m for m, _, _ in ins.modifiers}
+        global_only = (mods & {".mmio", ".L2::cache_hint", ".L2::64B", ".L2::128B", ".L2::256B"}) \
+            or ops[1].unified or count * width == 256
+    else:
+        global_only = False
+    if ".nc" in {m for m, _, _ in ins.modifiers} and space == "generic":
+        global_only = True
+
+    def run(b, act):
+        if global_only:
+            _require_global(b, aop, act, ins.opcode)
+        vals = read_memory(b, aop, space, act, width, count, nbytes)
+        for k, d in enumerate(dests):
+            if d is not None:
+                d(b, act, np.ascontiguousarray(vals[:, k]))
+    op.run = run
+
+
+@handler("st")
+def compile_st(op, prog):
+    ins = op.ins
+    space = _space(ins)
+    t = _type(ins)
+    count = _vec(ins)
+    width = T.WIDTH[t]
+    nbytes = width // 8 * count
+    ops = ins.operands
+    if len(ops) < 2 or not isinstance(ops[0], Address):
+        raise CompileError("st needs an address `[a]` and a source")
+    snode = ops[1]
+    items = snode.items if isinstance(snode, Vector) else [snode]
+    if isinstance(snode, Name):
+        v = prog.lookup(snode.name, ins)
+        if isinstance(v, Variable) and v.vector and snode.component is None:
+            items = [Name(snode.name, snode.start, snode.end, c) for c in "xyzw"[:int(v.vector[2:])]]
+    if len(items) != count:
+        raise CompileError(f"{count} source value(s) expected, found {len(items)}")
+    keep = [not isinstance(x, Sink) for x in items]
+    srcs = [None if isinstance(x, Sink) else prog.source(x, t, ins) for x in items]
+    aop = AddressOperand(prog, ops[0], space, ins)
+
+    def run(b, act):
+        n = b.count(act)
+        if width == 128:
+            vals = np.zeros((n, count, 2), np.uint64)
+        else:
+            vals = np.zeros((n, count), T.UINT[width])
+        for k, s in enumerate(srcs):
+            if s is not None:
+                vals[:, k] = s(b, act)
+        write_memory(b, aop, space, act, width, count, nbytes, vals,
+                     None if all(keep) else keep)
+    op.run = run
+
+
+# ---------------------------------------------------------------------------- atomics
+
+ATOM_OPS = ("add", "and", "or", "xor", "exch", "cas", "min", "max", "inc", "dec")
+ATOM_TYPES = (".b16", ".b32", ".b64", ".b128", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64",
+              ".f16", ".f16x2", ".bf16", ".bf16x2")
+
+
+@handler("atom", "red")
+def compile_atom(op, prog):
+    ins = op.ins
+    from .alu import atom_combine
+    mods = [m for m, _, _ in ins.modifiers]
+    name = next((m[1:] for m in mods if m[1:] in ATOM_OPS), None)
+    if name is None:
+        raise CompileError("no atomic operation")
+    if any(m in (".v2", ".v4", ".v8") for m in mods):
+        raise CompileError("vector atomics are not supported")
+    t = next((m for m in reversed(mods) if m in ATOM_TYPES), None)
+    if t is None:
+        raise CompileError("no data type")
+    space = _space(ins)
+    try:
+        combine = atom_combine(name, t, ftz=(t == ".f32" and space != ".shared"))
+    except Exception as e:  # Unsupported
+        raise CompileError(str(e))
+    width = T.WIDTH[t]
+    ops = list(ins.operands)
+    has_d = ins.mnemonic == "atom"
+    dest = prog.dest(ops.pop(0), t, ins) if has_d else None
+    aop = AddressOperand(prog, ops.pop(0), space, ins)
+    if aop.pvar is not None:
+        raise CompileError("atomics on .param variables")
+    nsrc = 2 if name == "cas" else 1
+    srcs = [prog.source(x, t, ins) for x in ops[:nsrc]]
+    int_add = name == "add" and t[1] in "us"
+
+    def run(b, act):
+        n = b.count(act)
+        addr = aop.values(b, act)
+        parts = b.sp.resolve(space, addr, width // 8, b.threads(act), True)
+        bv = [s(b, act) for s in srcs]
+        old_all = np.zeros(n, T.UINT[width]) if width != 128 else np.zeros((n, 2), np.uint64)
+        for backing, idx, pos in parts:
+            sub = [x if pos is None else x[pos] for x in bv]
+            old = _serialised(backing, idx, width, combine, sub, int_add)
+            if pos is None:
+                old_all = old
+            else:
+                old_all[pos] = old
+        if dest is not None:
+            dest(b, act, old_all)
+    op.run = run
+
+
+def _serialised(backing, idx, width, combine, srcs, int_add):
+    """Apply combine(old, *srcs) per thread, in thread order for threads sharing an address;
+    returns each thread's old value."""
+    view = backing.view(T.UINT[width])
+    wb = width // 8
+    el = idx // wb
+    n = len(el)
+    order = np.argsort(el, kind="stable")
+    se = el[order]
+    first = np.ones(n, bool)
+    first[1:] = se[1:] != se[:-1]
+    starts = np.flatnonzero(first)
+    if len(starts) == n:                             # all distinct: one round
+        old = view[el]
+        view[el] = combine(old, *srcs)
+        return old
+    old = np.empty(n, T.UINT[width])
+    if int_add:
+        vals = srcs[0][order].astype(T.UINT[width])
+        cs = np.cumsum(vals, dtype=T.UINT[width])
+        excl = cs - vals
+        seg = np.cumsum(first) - 1
+        prefix = excl - excl[starts][seg]
+        base = view[se]
+        old[order] = base + prefix
+        last = np.r_[starts[1:] - 1, n - 1]
+        view[se[last]] = base[last] + prefix[last] + vals[last]
+        return old
+    rank = np.arange(n) - starts[np.cumsum(first) - 1]
+    for r in range(int(rank.max()) + 1):
+        sel = order[rank == r]
+        e = el[sel]
+        o = view[e]
+        view[e] = combine(o, *[s[sel] for s in srcs])
+        old[sel] = o
+    return old
+
+
+# ---------------------------------------------------------------------------- address spaces
+
+_WINDOW = {".global": 0, ".local": 1, ".const": 2, ".shared": 3, ".shared::cta": 3,
+           ".shared::cluster": 3, ".param": 4, ".param::entry": 4}
+
+
+def _window_base(L, space):
+    return {".global": 0, ".local": L.local, ".const": L.const, ".shared": L.shared,
+            ".shared::cta": L.shared, ".shared::cluster": L.shared, ".param": L.param,
+            ".param::entry": L.param}[space]
+
+
+@handler("cvta")
+def compile_cvta(op, prog):
+    ins = op.ins
+    mods = [m for m, _, _ in ins.modifiers]
+    to = ".to" in mods
+    space = next((m for m in mods if m in _WINDOW), None)
+    t = next((m for m in mods if m in (".u32", ".u64")), None)
+    if space is None or t is None:
+        raise CompileError("cvta needs a state space and .u32/.u64")
+    d, a = ins.operands
+    src = prog.source(a, t, ins)
+    dest = prog.dest(d, t, ins)
+    L = prog.layout
+    base = _window_base(L, space)
+    dt = T.UINT[T.WIDTH[t]]
+
+    def run(b, act):
+        v = src(b, act)
+        if not to:
+            dest(b, act, (v + dt(base)) if base else v.copy())
+            return
+        u = v.astype(np.uint64)
+        code = b.sp.window(u)
+        want = _WINDOW[space]
+        ok = (code == want) | ((want == 0) & (code == 4)) if want != 4 else (code == 4)
+        if not ok.all():
+            pos = int(np.flatnonzero(~ok)[0])
+            raise Fault(E.GenericAddressError, pos, int(u[pos]), "generic",
+                        f"cvta.to{space} of a generic address outside the {space} window",
+                        f"a generic address in the {space} window (check it with isspacep{space})",
+                        int((~ok).sum()))
+        if space == ".shared::cta" or (space == ".shared"):
+            rank = ((u - np.uint64(base)) >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
+            own = b.sp.rank_of[b.cta_of[b.threads(act)]] + 1
+            bad = (rank != 0) & (rank != own)
+            if bad.any():
+                pos = int(np.flatnonzero(bad)[0])
+                raise Fault(E.GenericAddressError, pos, int(u[pos]), "generic",
+                            "cvta.to.shared::cta of another CTA's shared memory",
+                            "an address of the executing CTA (use .shared::cluster)")
+        dest(b, act, (v - dt(base)) if base else v.copy())
+    op.run = run
+
+
+@handler("isspacep")
+def compile_isspacep(op, prog):
+    ins = op.ins
+    mods = [m for m, _, _ in ins.modifiers]
+    space = next((m for m in mods if m in _WINDOW), None)
+    if space is None:
+        raise CompileError("isspacep needs a state space")
+    d, a = ins.operands
+    src = prog.source(a, prog.addr_type, ins)
+    dest = prog.dest(d, ".pred", ins)
+    L = prog.layout
+
+    def run(b, act):
+        u = src(b, act).astype(np.uint64)
+        code = b.sp.window(u)
+        want = _WINDOW[space]
+        if want == 0:
+            p = (code == 0) | (code == 4)
+        elif want == 3:
+            rank = ((u - np.uint64(L.shared)) >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
+            p = code == 3
+            if space == ".shared::cluster":
+                p &= rank <= b.sp.cluster_size
+            else:
+                own = b.sp.rank_of[b.cta_of[b.threads(act)]] + 1
+                p &= (rank == 0) | (rank == own)
+        else:
+            p = code == want
+        dest(b, act, p)
+    op.run = run
+
+
+@handler("mapa")
+def compile_mapa(op, prog):
+    ins = op.ins
+    mods = [m for m, _, _ in ins.modifiers]
+    generic = ".shared::cluster" not in mods
+    t = next((m for m in mods if m in (".u32", ".u64")), None)
+    if t is None:
+        raise CompileError("mapa needs .u32 or .u64")
+    d, a, r = ins.operands
+    src = prog.source(a, t, ins)
+    rsrc = prog.source(r, ".u32", ins)
+    dest = prog.dest(d, t, ins)
+    L = prog.layout
+    dt = T.UINT[T.WIDTH[t]]
+
+    def run(b, act):
+        u = src(b, act).astype(np.uint64)
+        rank = rsrc(b, act).astype(np.uint64)
+        bad = rank >= np.uint64(b.sp.cluster_size)
+        if bad.any():
+            pos = int(np.flatnonzero(bad)[0])
+            raise Fault(E.OutOfBoundsError, pos, int(u[pos]), ".shared::cluster",
+                        f"mapa to CTA rank {int(rank[pos])} in a cluster of {b.sp.cluster_size}",
+                        f"a rank below {b.sp.cluster_size}")
+        off = (u - np.uint64(L.shared)) if generic else u
+        if generic:
+            code = b.sp.window(u)
+            if (code != 3).any():
+                pos = int(np.flatnonzero(code != 3)[0])
+                raise Fault(E.GenericAddressError, pos, int(u[pos]), "generic",
+                            "mapa of a generic address outside the shared window",
+                            "a generic address of a shared variable")
+        off = off & np.uint64(SHARED_CTA_SPAN - 1)
+        out = ((rank + np.uint64(1)) << np.uint64(SHARED_RANK_SHIFT)) | off
+        if generic:
+            out = out + np.uint64(L.shared)
+        dest(b, act, out.astype(dt))
+    op.run = run
+
+
+@handler("getctarank")
+def compile_getctarank(op, prog):
+    ins = op.ins
+    mods = [m for m, _, _ in ins.modifiers]
+    generic = ".shared::cluster" not in mods
+    t = next((m for m in mods if m in (".u32", ".u64")), ".u32")
+    d, a = ins.operands
+    src = prog.source(a, t, ins)
+    dest = prog.dest(d, ".u32", ins)
+    L = prog.layout
+
+    def run(b, act):
+        u = src(b, act).astype(np.uint64)
+        off = (u - np.uint64(L.shared)) if generic else u
+        rank = (off >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
+        own = b.sp.rank_of[b.cta_of[b.threads(act)]]
+        dest(b, act, np.where(rank == 0, own, rank - 1).astype(np.uint32))
+    op.run = run
+
+
+@handler("createpolicy")
+def compile_createpolicy(op, prog):
+    # The policy is an opaque 64-bit value (PTX leaves its encoding open); loads ignore it.
+    ins = op.ins
+    dest = prog.dest(ins.operands[0], ".b64", ins)
+    kind = sum(ord(c) for c in ins.opcode) & 0xFFFF
+    op.run = lambda b, act: dest(b, act, np.full(b.count(act), 0xC0DE_0000_0000_0000 | kind, np.uint64))
