@@ -118,6 +118,8 @@ class Result:
         agree = sum(o.verdict_agrees for o in counted)
         lines = [o for o in counted if o.line_checked]
         line_ok = sum(o.line_agrees for o in lines)
+        # stricter, reported only: ptxld's error lines are exactly ptxas's
+        exact = sum({d.line for d in o.errors} == o.ptxas_lines for o in lines)
         return {
             "cases": n,
             "missing_verdicts": len(self.missing),
@@ -131,6 +133,7 @@ class Result:
             "line_cases": len(lines),
             "line_agreement": round(100.0 * line_ok / max(len(lines), 1), 3),
             "line_mismatches": len(lines) - line_ok,
+            "line_sets_equal": round(100.0 * exact / max(len(lines), 1), 3),
             "seconds": round(self.seconds, 1),
         }
 
@@ -206,7 +209,8 @@ def summary_text(result: Result) -> str:
             f"{m['verdict_agreement_raw']}%, {m['documented_divergences']} documented divergences), "
             f"{m['verdict_mismatches']} mismatches\n"
             f"line agreement on rejections {m['line_agreement']}% of {m['line_cases']} "
-            f"(target {LINE_TARGET}%), {m['line_mismatches']} mismatches\n"
+            f"(target {LINE_TARGET}%), {m['line_mismatches']} mismatches; all error lines equal in "
+            f"{m['line_sets_equal']}%\n"
             f"checker time {m['seconds']}s")
 
 

@@ -251,9 +251,12 @@ class Load:
 
 
 def make_case(family: str, index: int, version, target, k: Kernel, load: Load | str, *,
-              prelude=STANDARD_PRELUDE, flags=(), **tags) -> Case:
+              prelude=STANDARD_PRELUDE, flags=(), in_prelude=False, **tags) -> Case:
+    """The case whose instruction under test is `load`, placed in the kernel body (or already
+    part of `prelude` when `in_prelude`)."""
     focus = load if isinstance(load, str) else load.text()
-    k.lines.append(focus)
+    if not in_prelude:
+        k.lines.append(focus)
     return Case(family, index, tuple(version), target, k.body(), focus, prelude, tuple(flags),
                 tuple(sorted((a, str(b)) for a, b in tags.items())))
 
@@ -468,6 +471,55 @@ def _gates():
             for v in sorted(set(rng.sample(vs, min(2, len(vs))))):
                 k = Kernel()
                 yield v, target, k, build_ld(k, q), dict(feature=name)
+
+
+@family("ld.pairs")
+def _pairs():
+    """Every value pair of every two qualifier groups (completed to a natural load; `.global`
+    unless the pair names a space), on sm_100 / PTX 9.0 and sm_120 / PTX 8.7."""
+    groups = list(LD.GROUPS)
+    for target, v in (("sm_100", (9, 0)), ("sm_120", (8, 7))):
+        for i, g1 in enumerate(groups):
+            for g2 in groups[i + 1:]:
+                for v1 in LD.GROUPS[g1]:
+                    for v2 in LD.GROUPS[g2]:
+                        q = complete({g1: v1, g2: v2})
+                        if "space" not in q:
+                            q["space"] = ".global"
+                        k = Kernel()
+                        yield v, target, k, build_ld(k, q), dict(pair=f"{g1}+{g2}", values=v1 + v2)
+
+
+def _func_prelude(load: Load, params: str) -> tuple[str, ...]:
+    return STANDARD_PRELUDE + (
+        f".func (.param .b32 fr) fload({params})", "{",
+        *(f"\t{x}" for x in (".reg .b32 %f_0;", ".reg .b64 %f_addr;", load.text(),
+                             "st.param.b32 [fr], %f_0;", "ret;")),
+        "}")
+
+
+@family("ld.func")
+def _func():
+    """Loads inside a device function: its parameters through `.param`, `::func`, `::entry` and
+    generic addressing, a kernel-style `.param` array parameter, and a called kernel body."""
+    spaces = [s for s in LD_SPACES if base_space(s) == ".param"] + [None, ".local"]
+    for target, v in (("sm_90", (9, 0)), ("sm_80", (8, 3)), ("sm_75", (7, 8))):
+        for space in spaces:
+            for param, params in (("fp", ".param .b32 fp"), ("fa", ".param .align 8 .b8 fa[16]"),
+                                  ("fa+4", ".param .align 8 .b8 fa[16]")):
+                quals = [space] if space else []
+                load = Load("ld", quals + [".b32"], ["%f_0"], False, f"[{param}]")
+                k = Kernel()
+                r = k.reg(".b32")
+                k.setup += ["{", ".param .b32 r0;", ".param .b32 a0;", "st.param.b32 [a0], 0;"]
+                k.tail += [f"call (r0), fload, ({'a0' if param == 'fp' else 'pb'});",
+                           f"ld.param.b32 {r}, [r0];", "}"]
+                if param != "fp":
+                    k.tail[0] = "call (r0), fload, (a1);"
+                    k.setup[-2:] = [".param .align 8 .b8 a1[16];", "st.param.b32 [a1], 0;"]
+                yield v, target, k, load.text(), dict(
+                    prelude=_func_prelude(load, params), in_prelude=True,
+                    space=space or "generic", param=param)
 
 
 @family("ld.grammar")
@@ -968,6 +1020,7 @@ def all_cases() -> tuple[Case, ...]:
             kw = dict(kw)
             prelude = kw.pop("prelude", STANDARD_PRELUDE)
             flags = kw.pop("flags", ())
+            kw.setdefault("in_prelude", False)
             case = make_case(name, i, v, target, k, load, prelude=prelude, flags=flags, **kw)
             ident = (case.text, case.arch, case.flags)
             if ident in seen:
