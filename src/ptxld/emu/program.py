@@ -6,6 +6,7 @@ mnemonic in `HANDLERS`. A compiled `Op` runs on a set of threads (`idx`: sorted 
 or None for every thread of the batch)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,6 +86,25 @@ def special_type(name: str) -> str | None:
     return None
 
 
+_LOCAL_DECL = re.compile(r"\.local\s+(?:\.align\s+(\d+)\s+)?(\.[a-z]+\d*)\s+([A-Za-z_$%][\w$]*)"
+                         r"\s*((?:\[\s*\d*\s*\])*)\s*;")
+
+
+def _recover_local_declaration(module, directive, block, fn):
+    """The front end reads a `.local` declaration as a `.loc` directive (it matches the prefix);
+    rebuild the Variable from the source text and enter it into the block's scope."""
+    text = module.source.text[directive.start:directive.start + 400]
+    m = _LOCAL_DECL.match(text)
+    if not m:
+        return directive
+    dims = [int(d) if d.strip() else None for d in re.findall(r"\[\s*(\d*)\s*\]", m.group(4))]
+    v = Variable(m.group(3), ".local", m.group(2), directive.start, directive.start + m.end(),
+                 align=int(m.group(1)) if m.group(1) else None, dims=dims, module=module, function=fn)
+    if block.scope is not None:
+        block.scope.names[v.name] = v
+    return v
+
+
 def _align_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
@@ -152,6 +172,8 @@ class Program:
         if block is None:
             return
         for it in block.items:
+            if getattr(it, "kind", "") == "directive" and it.name == ".loc":
+                it = _recover_local_declaration(self.module, it, block, fn)
             if isinstance(it, Variable):
                 self._place(it, fn, pending)
             elif isinstance(it, Block):

@@ -175,16 +175,6 @@ def enter(b, op, f, act, ret_targets, arg_sources):
     rec = Record()
     rec.idx, rec.fn, rec.ret_pc, rec.rets = t, f, op.pc + 1, ret_targets
     rec.remaining = len(t)
-    rec.regs = {s: b.regs[s][t].copy() for s in f.slots if b.regs[s] is not None}
-    rec.pvars = {}
-    for p in f.pvars:
-        if b.pv[p] is not None:
-            rec.pvars[p] = (b.pv[p][t].copy(), b.pv_init[p][t].copy())
-            b.pv_init[p][t] = False
-    rec.local = None
-    if f.local_hi > f.local_lo:
-        loc = b.sp.local.reshape(b.N, -1)
-        rec.local = loc[t, f.local_lo:f.local_hi].copy()
     # arguments
     vals = []
     for src, p in zip(arg_sources, f.formals):
@@ -198,6 +188,16 @@ def enter(b, op, f, act, ret_targets, arg_sources):
         else:
             raw = _bits_to_bytes(np.full(len(t), src[1].value & (2**64 - 1), np.uint64), size)
             vals.append((raw, np.ones_like(raw, bool)))
+    rec.regs = {s: b.regs[s][t].copy() for s in f.slots if b.regs[s] is not None}
+    rec.pvars = {}
+    for p in f.pvars:
+        if b.pv[p] is not None:
+            rec.pvars[p] = (b.pv[p][t].copy(), b.pv_init[p][t].copy())
+            b.pv_init[p][t] = False
+    rec.local = None
+    if f.local_hi > f.local_lo:
+        loc = b.sp.local.reshape(b.N, -1)
+        rec.local = loc[t, f.local_lo:f.local_hi].copy()
     for (raw, init), p in zip(vals, f.formals):
         data, pinit = b.param_store(p)
         k = raw.shape[1]
