@@ -59,19 +59,18 @@ def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
 def _run(c: Checker) -> None:
     check_header(c)
     for ins in c.module.instructions:
-        n = len(c.diags)
-        check_instruction_names(c, ins)
-        if len(c.diags) > n and c.diags[n].code == "PTX0109":
-            continue
         op = ins.opcode
-        if op[:2] == "ld" and (len(op) == 2 or op[2] == "."):
+        mn = op.partition(".")[0]
+        if not check_instruction_names(c, ins, mn):
+            continue
+        if mn == "ld":
             m = ins.load
             if isinstance(m, LoadModel):
                 check_ld(c, ins, m)
                 check_ld_gates(c, m)
-        elif ins.mnemonic in _STORE_LIKE:
+        elif mn in _STORE_LIKE:
             check_store_address_width(c, ins)
-        elif op.startswith("wmma.load"):
+        elif mn == "wmma" and op.startswith("wmma.load"):
             m = ins.load
             if isinstance(m, WmmaLoadModel):
                 check_wmma_load(c, ins, m)

@@ -10,7 +10,7 @@ from .registry import RULES
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns", "addr32")
+                 "_labels", "_call_returns", "addr32", "known")
 
     def __init__(self, module, strict: bool):
         self.module = module
@@ -24,6 +24,7 @@ class Checker:
         self.diags: list[Diagnostic] = []
         self._labels: dict = {}
         self._call_returns: dict = {}
+        self.known: dict = {}  # scope -> names found declared in it (cache of PTX0301 lookups)
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
 
     # ---------------------------------------------------------------- reporting

@@ -11,7 +11,7 @@ REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
 # Fundamental types a register may be declared with (PTX ISA 5.2.1) and ptxas's opaque types.
 REGISTER_TYPES = frozenset({".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
                             ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred"})
-_WORD = re.compile(r"[\w.]+")
+_REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?(?:\.v\d\s+)?(\.\w+)")
 
 
 def check_header(c: Checker) -> None:
@@ -152,9 +152,13 @@ def _check_declarations(c: Checker) -> None:
                 c.emit("PTX0602", s, s + len(t),
                        f"`{t}` registers need sm_{sm}; the module targets {c.target.name}",
                        label=f"sm_{sm} feature")
+    plain = REGISTER_TYPES.difference(REGISTER_TYPE_GATES)
+    # A C-speed scan of the text first: most modules declare only plain register types.
+    if all(m.group(1) in plain for m in _REG_DECL.finditer(c.source.text)):
+        return
     seen = set()
     for v in _all_variables(c.module):
-        if id(v) not in seen:
+        if v.space == ".reg" and v.type not in plain and id(v) not in seen:
             seen.add(id(v))
             visit(v)
 

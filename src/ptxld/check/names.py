@@ -8,8 +8,8 @@ from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
 
 
-def check_instruction_names(c: Checker, ins) -> None:
-    mn = ins.mnemonic
+def check_instruction_names(c: Checker, ins, mn: str) -> bool:
+    """False when the mnemonic is unknown (nothing more is checked on that instruction)."""
     if mn not in MNEMONICS:
         close = difflib.get_close_matches(mn, MNEMONICS, n=1, cutoff=0.6)
         s = ins.opcode_start
@@ -17,45 +17,60 @@ def check_instruction_names(c: Checker, ins) -> None:
                label="unknown instruction",
                help=f"did you mean `{close[0]}`?" if close else "",
                fix=close[0] if close else None)
-        return
+        return False
+    # Names already resolved in this scope (registers repeat on almost every line).
+    scope = ins.scope or ins.module.scope
+    known = c.known.get(scope)
+    if known is None:
+        known = c.known[scope] = set()
     g = ins.guard
     if g is not None:
         var = c.lookup(ins, g.name.name)
         if var is None:
-            _name(c, ins, g.name)
+            _name(c, ins, g.name, known)
         elif getattr(var, "kind", "") != "variable" or var.space != ".reg" or var.type != ".pred":
             c.emit("PTX0111", g.name.start, g.name.end, f"`{g.name.name}` is not a predicate register",
                    label=f"{getattr(var, 'type', '') or 'not a register'}",
                    help="compute a predicate with `setp` and guard with it")
     for op in ins.operands:
-        _operand(c, ins, op)
+        cls = op.__class__
+        if cls is Name:
+            if op.name not in known:
+                _name(c, ins, op, known)
+        elif cls is Address and not op.items:
+            b = op.base
+            if b is not None and b.name not in known:
+                _name(c, ins, b, known)
+        else:
+            _operand(c, ins, op, known)
+    return True
 
 
-def _operand(c: Checker, ins, op) -> None:
+def _operand(c: Checker, ins, op, known) -> None:
     cls = op.__class__
     if cls is Name:
-        _name(c, ins, op)
+        if op.name not in known:
+            _name(c, ins, op, known)
     elif cls is Address:
         if op.base is not None:
-            _name(c, ins, op.base)
+            _operand(c, ins, op.base, known)
         for x in op.items:
-            _operand(c, ins, x)
+            _operand(c, ins, x, known)
     elif cls is Vector or cls is ParenList:
         for x in op.items:
-            _operand(c, ins, x)
+            _operand(c, ins, x, known)
     elif cls is Expr:
         for x in op.args:
-            _operand(c, ins, x)
+            _operand(c, ins, x, known)
     elif cls is PredPair:
-        _operand(c, ins, op.first)
-        _operand(c, ins, op.second)
+        _operand(c, ins, op.first, known)
+        _operand(c, ins, op.second, known)
 
 
-def _name(c: Checker, ins, n: Name) -> None:
+def _name(c: Checker, ins, n: Name, known: set) -> None:
     name = n.name
-    if c.lookup(ins, name) is not None or is_predefined(name):
-        return
-    if name in c.labels_of(ins.function):
+    if c.lookup(ins, name) is not None or is_predefined(name) or name in c.labels_of(ins.function):
+        known.add(name)
         return
     c.emit("PTX0301", n.start, n.end, f"`{name}` is not declared", label="undeclared",
            help="declare it (e.g. `.reg .b32 %r<N>;`) before use" if name.startswith("%") else "")
