@@ -10,7 +10,7 @@ from .registry import RULES
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns", "addr32", "known")
+                 "_labels", "_call_returns", "addr32", "known", "_lookups")
 
     def __init__(self, module, strict: bool):
         self.module = module
@@ -24,6 +24,7 @@ class Checker:
         self.diags: list[Diagnostic] = []
         self._labels: dict = {}
         self._call_returns: dict = {}
+        self._lookups: dict = {}
         self.known: dict = {}  # scope -> names found declared in it (cache of PTX0301 lookups)
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
 
@@ -46,10 +47,15 @@ class Checker:
         return d
 
     # ---------------------------------------------------------------- names and types
-    @staticmethod
-    def lookup(ins, name: str):
+    def lookup(self, ins, name: str):
+        """The declaration `name` resolves to from `ins` (memoised per scope: registers repeat)."""
         scope = ins.scope or ins.module.scope
-        return scope.lookup(name)
+        key = (scope, name)
+        cache = self._lookups
+        if key in cache:
+            return cache[key]
+        v = cache[key] = scope.lookup(name)
+        return v
 
     def labels_of(self, function) -> set:
         """Every label defined anywhere in a function body (labels are function-scoped)."""

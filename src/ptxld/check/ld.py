@@ -1,7 +1,7 @@
 """PTX02xx (ld qualifiers), PTX03xx (ld operands) and PTX04xx (ld.global.nc), one function each."""
 from __future__ import annotations
 
-from ..ptx.nodes import Address, Float, Int, Name, Sink, Vector
+from ..ptx.nodes import Address, Int, Name, Sink, Vector
 from ..spec import ld as LD
 from .context import Checker, reg_type
 from .operands import check_address, destination_types, dest_compatible, type_name
