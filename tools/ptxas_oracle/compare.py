@@ -120,6 +120,8 @@ class Result:
         line_ok = sum(o.line_agrees for o in lines)
         # stricter, reported only: ptxld's error lines are exactly ptxas's
         exact = sum({d.line for d in o.errors} == o.ptxas_lines for o in lines)
+        warned = [o for o in self.outcomes if o.ptxas_verdict == "accept"
+                  and any(line for line, _ in o.ptxas["warnings"])]
         return {
             "cases": n,
             "missing_verdicts": len(self.missing),
@@ -134,11 +136,20 @@ class Result:
             "line_agreement": round(100.0 * line_ok / max(len(lines), 1), 3),
             "line_mismatches": len(lines) - line_ok,
             "line_sets_equal": round(100.0 * exact / max(len(lines), 1), 3),
+            # report-only: ptxas warnings (with a line) that ptxld also flags on that line
+            "ptxas_warning_cases": len(warned),
+            "warnings_matched": round(100.0 * sum(_warning_seen(o) for o in warned)
+                                      / max(len(warned), 1), 3),
             "seconds": round(self.seconds, 1),
         }
 
     def mismatches(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.divergence is None and not o.agrees]
+
+
+def _warning_seen(o: Outcome) -> bool:
+    mine = {d.line for d in o.warnings + o.errors}
+    return all(line in mine for line, _ in o.ptxas["warnings"] if line)
 
 
 def compare_all(cases=None, divergences=None, version: str | None = None) -> Result:
@@ -211,6 +222,8 @@ def summary_text(result: Result) -> str:
             f"line agreement on rejections {m['line_agreement']}% of {m['line_cases']} "
             f"(target {LINE_TARGET}%), {m['line_mismatches']} mismatches; all error lines equal in "
             f"{m['line_sets_equal']}%\n"
+            f"ptxas warnings on accepted cases also flagged by ptxld on their line: "
+            f"{m['warnings_matched']}% of {m['ptxas_warning_cases']} (report only)\n"
             f"checker time {m['seconds']}s")
 
 

@@ -23,6 +23,7 @@ Deterministic: sampled families draw from `random.Random(<family name>)`.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -378,6 +379,13 @@ def random_quals(rng: random.Random, *, nc: bool | None = None) -> dict[str, str
 # Families. Each yields (version, target, Kernel, Load|str, extra make_case kwargs).
 
 FAMILIES: dict[str, Callable[[], Iterator]] = {}
+# Sampled families draw from Random(<family> + SEED). Another SEED gives a fresh sample of the same
+# products (a hold-out set: PTXAS_ORACLE_SEED=holdout1 with PTXAS_ORACLE_VERDICTS=/tmp/h.jsonl.gz).
+SEED = os.environ.get("PTXAS_ORACLE_SEED", "")
+
+
+def _rng(family_name: str) -> random.Random:
+    return random.Random(family_name + SEED)
 
 
 def family(name: str):
@@ -459,7 +467,7 @@ def _gate_instances() -> list[tuple[str, dict[str, str]]]:
 def _gates():
     """Each qualifier (completed to a natural load) on every target, at two PTX versions drawn
     from the gate boundaries that target admits."""
-    rng = random.Random("ld.gates")
+    rng = _rng("ld.gates")
     for name, partial in _gate_instances():
         q = complete(partial)
         if "space" not in q and name != "generic" and "mmio" not in q:
@@ -525,7 +533,7 @@ def _func():
 @family("ld.grammar")
 def _grammar():
     """Random qualifier sets in the seeds' syntax forms on any target / version."""
-    rng = random.Random("ld.grammar")
+    rng = _rng("ld.grammar")
     for _ in range(3000):
         q = random_quals(rng)
         target = _pick_target(rng)
@@ -771,7 +779,7 @@ MUTATIONS = _mutations()
 
 @family("ld.mutation")
 def _ld_mutation():
-    rng = random.Random("ld.mutation")
+    rng = _rng("ld.mutation")
     names = sorted(MUTATIONS)
     for i in range(3200):
         name = names[i % len(names)]
@@ -877,7 +885,7 @@ def _wmma_version(rng: random.Random, target: str, f: W.FragmentSpec):
 
 @family("wmma.legal")
 def _wmma_legal():
-    rng = random.Random("wmma.legal")
+    rng = _rng("wmma.legal")
     for f in W.legal_combinations():
         if f.matrix == "d":
             continue
@@ -991,7 +999,7 @@ WMMA_MUTATIONS = _wmma_mutations()
 
 @family("wmma.mutation")
 def _wmma_mutation():
-    rng = random.Random("wmma.mutation")
+    rng = _rng("wmma.mutation")
     frags = [f for f in W.legal_combinations() if f.matrix != "d"]
     names = sorted(WMMA_MUTATIONS)
     for i in range(900):
