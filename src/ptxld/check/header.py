@@ -67,6 +67,8 @@ def check_header(c: Checker) -> None:
                    label="32-bit addressing", help="use `.address_size 64`",
                    notes=["`.address_size 32` is valid PTX, but CUDA 13 removed 32-bit compilation"])
     _check_declarations(c)
+    if ".unified" in c.source.text:
+        _check_unified_declarations(c)
 
 
 def _is(item, name: str) -> bool:
@@ -161,6 +163,23 @@ def _check_declarations(c: Checker) -> None:
         if v.space == ".reg" and v.type not in plain and id(v) not in seen:
             seen.add(id(v))
             visit(v)
+
+
+def _check_unified_declarations(c: Checker) -> None:
+    """`.attribute(.unified)` variables: PTX ISA 8.0 and sm_90 (ptxas checks these, A3)."""
+    from ..spec.ld import GATES
+    g = GATES[".unified"]
+    for v in c.module.items:
+        if getattr(v, "kind", None) != "variable" or not any(a.startswith(".unified") for a in v.attributes):
+            continue
+        s = c.source.text.find(".unified", v.start, v.end)
+        s = v.start if s < 0 else s
+        if c.version is not None and c.version < g.min_ptx:
+            c.emit("PTX0601", s, s + 8, f"`.unified` variables need PTX ISA {fmt_version(g.min_ptx)}; "
+                   f"the module is {fmt_version(c.version)}", label="PTX ISA 8.0 feature", notes=[g.source])
+        if c.sm is not None and c.sm < g.min_sm:
+            c.emit("PTX0602", s, s + 8, f"`.unified` variables need sm_{g.min_sm}; the module targets "
+                   f"{c.target.name}", label=f"sm_{g.min_sm} feature", notes=[g.source])
 
 
 def _all_variables(module):
