@@ -379,9 +379,10 @@ class Program:
             msg = str(e)
 
             def unsupported(b, idx, _msg=msg):
-                raise E.UnsupportedInstructionError(
-                    f"cannot execute `{ins.opcode}`: {_msg}",
-                    expected="an instruction the emulator implements (see ptxld.emu docs)")
+                from .memory import Fault
+                raise Fault(E.UnsupportedInstructionError, 0, None, None,
+                            f"cannot execute `{ins.opcode}`: {_msg}",
+                            "an instruction the emulator implements", b.count(idx))
             op.kind, op.run = SIMPLE, unsupported
 
     # ------------------------------------------------------------------ operand helpers
