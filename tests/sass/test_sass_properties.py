@@ -1,6 +1,6 @@
 """Hypothesis: every field combination round-trips word -> text -> word and text -> word -> text.
 
-The decode side is anchored to nvdisasm by test_words.py; these properties extend it to every
+The decode side is anchored to nvdisasm by test_sass_words.py; these properties extend it to every
 combination of field values (not only the ones in the vectors)."""
 from __future__ import annotations
 
