@@ -31,6 +31,38 @@ def _scalar_or_source(prog, node, t, ins):
     return prog.source(node, t, ins)
 
 
+_NATIVE = {("add", ".f32"): (np.add, np.float32, np.uint32, 0x7FFFFFFF),
+           ("sub", ".f32"): (np.subtract, np.float32, np.uint32, 0x7FFFFFFF),
+           ("mul", ".f32"): (np.multiply, np.float32, np.uint32, 0x7FFFFFFF),
+           ("add", ".f64"): (np.add, np.float64, np.uint64, 0x7FFFFFFFFFFFFFFF),
+           ("sub", ".f64"): (np.subtract, np.float64, np.uint64, 0x7FFFFFFFFFFFFFFF),
+           ("mul", ".f64"): (np.multiply, np.float64, np.uint64, 0x7FFFFFFFFFFFFFFF)}
+
+
+def native_float(opcode: str):
+    """`add/sub/mul{.rn}.f32|.f64` without .ftz/.sat: IEEE round-to-nearest is exactly NumPy's
+    arithmetic, with NaN results made canonical as the ALU library does (tests check the two
+    agree bit for bit). Returns fn(a_bits, b_bits) -> bits, or None."""
+    parts = opcode.split(".")
+    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[1] != "rn"):
+        return None
+    spec = _NATIVE.get((parts[0], "." + parts[-1]))
+    if spec is None:
+        return None
+    ufunc, ft, ut, nan = spec
+    canon = ut(nan)
+
+    def run(a, b):
+        with np.errstate(all="ignore"):
+            r = ufunc(np.asarray(a).view(ft), np.asarray(b).view(ft))
+        bits = np.asarray(r).view(ut)
+        isnan = r != r
+        if isnan.any():
+            bits = np.where(isnan, canon, bits)
+        return (bits,)
+    return run
+
+
 def compile_alu(op, prog):
     ins = op.ins
     lookup, why_not = _alu()
@@ -52,6 +84,9 @@ def compile_alu(op, prog):
     srcs = [_scalar_or_source(prog, n, t, ins) for n, t in zip(ops, alu.src_types)]
     dsts = [prog.dest(n, t, ins) for n, t in zip(dnodes, dst_types)]
     call = alu.pair if pair and alu.dst_types_pair else alu
+    fast = native_float(ins.opcode)
+    if fast is not None and not any(isinstance(n, (Int, Float)) for n in ops):
+        call = fast
 
     def run(b, act):
         vals = [s(b, act) for s in srcs]
