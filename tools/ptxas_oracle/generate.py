@@ -519,12 +519,10 @@ def _func():
                 load = Load("ld", quals + [".b32"], ["%f_0"], False, f"[{param}]")
                 k = Kernel()
                 r = k.reg(".b32")
-                k.setup += ["{", ".param .b32 r0;", ".param .b32 a0;", "st.param.b32 [a0], 0;"]
-                k.tail += [f"call (r0), fload, ({'a0' if param == 'fp' else 'pb'});",
-                           f"ld.param.b32 {r}, [r0];", "}"]
-                if param != "fp":
-                    k.tail[0] = "call (r0), fload, (a1);"
-                    k.setup[-2:] = [".param .align 8 .b8 a1[16];", "st.param.b32 [a1], 0;"]
+                arg, decl = (("a0", ".param .b32 a0;") if param == "fp"
+                             else ("a1", ".param .align 8 .b8 a1[16];"))
+                k.setup += ["{", ".param .b32 r0;", decl, f"st.param.b32 [{arg}], 0;"]
+                k.tail += [f"call (r0), fload, ({arg});", f"ld.param.b32 {r}, [r0];", "}"]
                 yield v, target, k, load.text(), dict(
                     prelude=_func_prelude(load, params), in_prelude=True,
                     space=space or "generic", param=param)
@@ -647,10 +645,12 @@ def _mutations() -> dict[str, Callable]:
 
     @op
     def wrong_arity(rng, k, load, q):
+        """A brace list of the wrong length (for a scalar load: a list of 1, 2 or 4)."""
         n = len(load.dest)
-        choice = rng.choice([n - 1, n + 1, 2 * n, 3]) if load.vector else rng.choice([1, 2, 4])
-        load.dest = k.regs(q["type"], max(choice, 1))
-        load.vector = True if not load.vector or choice != 1 or rng.random() < 0.5 else False
+        count = rng.choice([n - 1, n + 1, 2 * n, 3]) if load.vector else rng.choice([1, 2, 4])
+        load.dest = k.regs(q["type"], max(count, 1))
+        load.vector = True
+        return dict(count=max(count, 1))
 
     @op
     def scalar_for_vector(rng, k, load, q):
