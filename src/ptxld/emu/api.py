@@ -129,8 +129,6 @@ class Kernel:
             stats = self._run(grid, block, cluster, shared_mem, param_seg, max_steps,
                               batch_threads, progress)
         finally:
-            for arr, seg in segs:
-                pass
             gmem.segments = [s for s in gmem.segments if s not in [x[1] for x in segs] and s is not param_seg]
             gmem.bases = [s.base for s in gmem.segments]
             gmem.used -= sum(s.size for _, s in segs) + param_seg.size
