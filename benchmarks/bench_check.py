@@ -31,6 +31,9 @@ LEGACY = Path(os.environ.get(
     "PTXLD_BENCH_LEGACY",
     "/work/shared/corpus/ptx/gtcasl__gpuocelot/tests/ptx/unstructured/renderer.ptx"))
 TARGET_LINES = 40_000
+# ptxld: "error[PTX0001]: ..." (or "file:3:5: error[...]"); ptxas: "ptxas file, line 3; error   : ..."
+_ERROR = re.compile(r"(?m)(?:^|: )error\[|; (?:error|fatal)\s*:")
+_WARNING = re.compile(r"(?m)(?:^|: )warning\[|; warning\s*:")
 _HEADER = re.compile(r"^\s*\.(version|target|address_size)\b")
 
 
@@ -92,7 +95,7 @@ def bench(name: str, path: Path, arch: str, runs: int) -> dict:
         for tool, cmd in tools.items():
             wall, cpu, rc, out = _timed(cmd)
             samples[tool].append((wall, cpu))
-            status[tool] = (rc, out.count("error"), out.count("warning"))
+            status[tool] = (rc, len(_ERROR.findall(out)), len(_WARNING.findall(out)))
     row = {"case": name, "file": str(path), "lines": path.read_text().count("\n"), "arch": arch}
     for tool in tools:
         row[tool] = {"wall": statistics.median(w for w, _ in samples[tool]),
@@ -131,7 +134,7 @@ def main(argv=None) -> int:
         for tool in ("ptxld check", "ptxas -O0"):
             x = r[tool]
             print(f"  {r['case']}: `{x['command']}` exit {x['exit']}, "
-                  f"'error' x{x['errors']}, 'warning' x{x['warnings']}")
+                  f"{x['errors']} errors, {x['warnings']} warnings")
     return 0
 
 
