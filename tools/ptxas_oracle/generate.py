@@ -422,7 +422,7 @@ def _types():
 def _regclass():
     """Type x destination register class (relaxed type-checking rules), scalar and .v2."""
     shapes = [(".global", False, None), (".shared", False, None), (None, False, None),
-              (".global", True, None), (".global", False, ".v2")]
+              (".global", True, None), (".global", False, ".v2"), (".global", False, ".v4")]
     for space, nc, vec in shapes:
         for t in LD_TYPES:
             for cls in REG_CLASSES:
@@ -436,6 +436,37 @@ def _regclass():
                 k = Kernel()
                 yield (9, 0), "sm_90", k, build_ld(k, q, dest_class=cls), dict(
                     space=space or "generic", nc=nc, type=t, vec=vec, reg=cls)
+
+
+# Address operand spellings: offsets in every base and sign, expressions, out-of-range and odd
+# shapes. `{var}` is the state space's variable, `{r64}`/`{r32}` fresh registers.
+ADDRESS_SPELLINGS = (
+    "[%addr+0]", "[%addr+0x10]", "[%addr+0X10]", "[%addr+-0x10]", "[%addr+010]", "[%addr+0b1000]",
+    "[%addr+2147483647]", "[%addr+2147483648]", "[%addr+-2147483648]", "[%addr+4294967296]",
+    "[%addr+18446744073709551615]", "[%addr + 16]", "[ %addr ]", "[%addr+(4*4)]", "[%addr+16U]",
+    "[%addr+1.0]", "[{var}+-4]", "[{var}+4096]", "[{var}-4]", "[4+{var}]", "[{var}+{r64}]",
+    "[{r64}+{r64}]", "[-8]", "[0x100]", "[{var}+0x10]", "[{var}+16+16]", "[{r32}+8]",
+    "[%addr]+8", "%addr", "[%addr]]", "[[%addr]]", "[%addr+8]", "[{var}]",
+)
+
+
+@family("ld.address")
+def _address():
+    """Every address spelling in every state space (and `.nc`), on sm_90 / PTX 9.0."""
+    spaces = [(s, False) for s in LD_SPACES] + [(".global", True)]
+    for space, nc in spaces:
+        for spelling in ADDRESS_SPELLINGS:
+            q = {"type": ".u32"}
+            if space:
+                q["space"] = space
+            if nc:
+                q["nc"] = ".nc"
+            k = Kernel()
+            addr = (spelling.replace("{var}", k.variable(space))
+                    .replace("{r64}", k.reg(".b64") if "{r64}" in spelling else "")
+                    .replace("{r32}", k.reg(".b32") if "{r32}" in spelling else ""))
+            yield (9, 0), "sm_90", k, build_ld(k, q, addr=addr), dict(
+                space=space or "generic", nc=nc, address=spelling)
 
 
 def _gate_instances() -> list[tuple[str, dict[str, str]]]:
