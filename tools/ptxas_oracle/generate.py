@@ -6,8 +6,10 @@ ptxld's spec tables (`spec.ld.GROUPS/TYPES/GATES`, `spec.targets`, `spec.wmma`);
 decides how to combine it. Families:
 
 * exhaustive products: `ld.types` (state space x type x vector x address form), `ld.regclass`
-  (type x destination register class), `wmma.legal` / `wmma.grid` (shape x matrix x type x layout
-  x state space x stride), `ld.param` (return values, predicates, `::entry/::func`);
+  (type x destination register class), `ld.pairs` (every value pair of two qualifier groups),
+  `ld.address` (address spellings x state space), `wmma.legal` / `wmma.grid` (shape x matrix x
+  type x layout x state space x stride), `ld.param` (return values, predicates, `::entry/::func`),
+  `ld.func` (loads of device-function parameters);
 * seeded samples of larger products: `ld.grammar` (random qualifier sets shaped like the seeds'
   syntax forms, any target/version), `ld.gates` (each qualifier on every target at the PTX
   versions where some gate changes);
