@@ -51,4 +51,15 @@ DIVERGENCES: tuple[Divergence, ...] = (
         lambda o: o.case.version > LATEST_PTXAS_VERSION and o.ptxas_verdict == "reject"
         and _ptxas_says(o, "version"),
     ),
+    Divergence(
+        "special-register-in-vector-destination",
+        "a special register inside a vector destination",
+        "ptxas rejects a special register as a scalar destination (\"Special register argument not "
+        "allowed for instruction 'ld'\") and in most vectors, but accepts one inside a vector whose "
+        "other elements share its class (`ld.global.ca.nc.v4.b32 {%clock, %b32_1, %b32_2, %b32_3}`). "
+        "Special registers are read-only (PTX ISA §10); ptxld rejects every such destination.",
+        "ld.operands/special_register_destination, checked by hand with ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors)
+        and all("special register" in d.message for d in o.errors),
+    ),
 )

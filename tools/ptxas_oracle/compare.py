@@ -77,6 +77,12 @@ class Outcome:
         return self.errors[0].line in self.ptxas_lines
 
     @property
+    def line_sets_equal(self) -> bool:
+        stop = self.ptxas.get("fatal")
+        mine = {d.line for d in self.errors if not stop or d.line <= stop}
+        return mine == self.ptxas_lines
+
+    @property
     def agrees(self) -> bool:
         return self.verdict_agrees and (not self.line_checked or self.line_agrees)
 
@@ -118,8 +124,9 @@ class Result:
         agree = sum(o.verdict_agrees for o in counted)
         lines = [o for o in counted if o.line_checked]
         line_ok = sum(o.line_agrees for o in lines)
-        # stricter, reported only: ptxld's error lines are exactly ptxas's
-        exact = sum({d.line for d in o.errors} == o.ptxas_lines for o in lines)
+        # stricter, reported only: ptxld's error lines are exactly ptxas's (up to where a
+        # ptxas fatal error stops it)
+        exact = sum(o.line_sets_equal for o in lines)
         warned = [o for o in self.outcomes if o.ptxas_verdict == "accept"
                   and any(line for line, _ in o.ptxas["warnings"])]
         return {

@@ -154,12 +154,15 @@ class Case:
         return ptxas_arch(self.target)
 
     def head_lines(self) -> list[str]:
-        """Everything before the kernel: header and module-scope declarations."""
-        return [f".version {self.version[0]}.{self.version[1]}", f".target {self.target}",
-                ".address_size 64", "", *self.prelude, ""]
+        """Everything before the kernel, one physical line each: header and module-scope
+        declarations."""
+        return _physical([f".version {self.version[0]}.{self.version[1]}", f".target {self.target}",
+                          ".address_size 64", "", *self.prelude, ""])
 
     def kernel_lines(self, name: str = "k") -> list[str]:
-        return [f".visible .entry {name}(", *KERNEL_PARAMS, ")", "{", *self.body, "\tret;", "}"]
+        """The kernel, one physical line each (a statement may span several)."""
+        return _physical([f".visible .entry {name}(", *KERNEL_PARAMS, ")", "{", *self.body,
+                          "\tret;", "}"])
 
     @property
     def text(self) -> str:
@@ -174,8 +177,9 @@ class Case:
     def focus_line(self) -> int:
         """1-based line of the instruction under test in `text`."""
         lines = self.head_lines() + self.kernel_lines()
+        first = self.focus.split("\n")[0].strip()
         for i in range(len(lines) - 1, -1, -1):
-            if lines[i].strip() == self.focus.strip():
+            if lines[i].strip() == first:
                 return i + 1
         return 0
 
@@ -188,6 +192,10 @@ class Case:
 
     def tag(self, name: str, default: str = "") -> str:
         return dict(self.tags).get(name, default)
+
+
+def _physical(lines: list[str]) -> list[str]:
+    return "\n".join(lines).split("\n")
 
 
 class Kernel:
@@ -824,6 +832,128 @@ def _ld_mutation():
         kw = MUTATIONS[name](rng, k, load, q) or {}
         extra = {a: kw.pop(a) for a in ("prelude", "flags") if a in kw}
         yield v, target, k, load, dict(mutation=name, **kw, **extra)
+
+
+def _operand_mutations() -> dict[str, Callable]:
+    """Destination-operand edits: mixed classes, repeats, undeclared names, non-registers."""
+    M: dict[str, Callable] = {}
+
+    def op(fn):
+        M[fn.__name__] = fn
+        return fn
+
+    @op
+    def mixed_classes(rng, k, load, q):
+        if not load.vector:
+            load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
+            load.quals.insert(len(load.quals) - 1, ".v2")
+        i = rng.randrange(len(load.dest))
+        load.dest[i] = k.reg(rng.choice([c for c in REG_CLASSES if c != q["type"]]))
+
+    @op
+    def repeated_register(rng, k, load, q):
+        if not load.vector:
+            load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
+            load.quals.insert(len(load.quals) - 1, ".v2")
+        load.dest[-1] = load.dest[0]
+
+    @op
+    def undeclared_register(rng, k, load, q):
+        load.dest[rng.randrange(len(load.dest))] = "%nosuchreg"
+
+    @op
+    def predicate_destination(rng, k, load, q):
+        load.dest = k.regs(".pred", len(load.dest))
+
+    @op
+    def immediate_element(rng, k, load, q):
+        if not load.vector:
+            load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
+            load.quals.insert(len(load.quals) - 1, ".v2")
+        load.dest[-1] = rng.choice(["5", "0f3F800000", "-1"])
+
+    @op
+    def special_register_destination(rng, k, load, q):
+        load.dest[0] = rng.choice(["%tid.x", "%laneid", "%clock"])
+
+    @op
+    def address_register_as_destination(rng, k, load, q):
+        load.dest[0] = "%addr"
+
+    return M
+
+
+OPERAND_MUTATIONS = _operand_mutations()
+
+
+@family("ld.operands")
+def _ld_operands():
+    rng = _rng("ld.operands")
+    names = sorted(OPERAND_MUTATIONS)
+    for i in range(560):
+        name = names[i % len(names)]
+        q = random_quals(rng)
+        target = _pick_target(rng, 0.8)
+        v = _pick_version(rng, target, 0.6)
+        k = Kernel()
+        load = build_ld(k, q)
+        OPERAND_MUTATIONS[name](rng, k, load, q)
+        yield v, target, k, load, dict(mutation=name)
+
+
+# The same load spelled with other whitespace, comments and line breaks; `{bad}` marks where the
+# wrong variant puts an L1 eviction priority ptxas refuses for `.shared`.
+SPELLINGS = (
+    "ld.{ss}{bad}.u32 {d},[%addr];",
+    "ld.{ss}{bad}.u32\t{d} ,\t[ %addr ] ;",
+    "ld.{ss}{bad}.u32 {d}, /* comment */ [%addr];",
+    "ld.{ss}{bad}.u32 {d}, [%addr]; // trailing comment",
+    "ld.{ss}{bad}.u32 {d},\n\t\t[%addr];",
+    "ld.{ss}{bad}.u32\n\t\t{d}, [%addr];",
+    "ld.{ss}{bad}.u32 {d}, [%addr]\n\t\t;",
+    "ld.{ss}{bad}.u32 {d}, [%addr]; ld.{ss}.u32 {d}, [%addr];",
+    "L_here: ld.{ss}{bad}.u32 {d}, [%addr];",
+    "@%pred_0 ld.{ss}{bad}.u32 {d}, [%addr];",
+    "@ %pred_0 ld.{ss}{bad}.u32 {d}, [%addr];",
+    "ld.{ss}{bad}.v2.u32 {{{d}, {d2}}}, [%addr];",
+    "ld.{ss}{bad}.v2.u32 {{ {d} ,\n\t\t{d2} }}, [%addr];",
+    "ld.{ss}{bad}.v2.u32 {{{d},/*x*/{d2}}}, [%addr];",
+)
+
+
+@family("ld.spelling")
+def _spelling():
+    for ss in (".global", ".shared"):
+        for bad in ("", ".L1::evict_last"):
+            for form in SPELLINGS:
+                k = Kernel()
+                d, d2 = k.regs(".u32", 2)
+                if "%pred_0" in form:
+                    k.predicate()
+                text = form.format(ss=ss[1:], bad=bad, d=d, d2=d2)
+                yield (9, 0), "sm_90", k, text, dict(space=ss, wrong=bool(bad), form=form)
+
+
+@family("ld.multi")
+def _multi():
+    """Two or three mutated loads in one kernel: every error must sit on its own line."""
+    rng = _rng("ld.multi")
+    names = sorted(MUTATIONS)
+    for _ in range(300):
+        target = _pick_target(rng, 0.7)
+        v = _pick_version(rng, target, 0.6)
+        k = Kernel()
+        loads = []
+        for _ in range(rng.choice([2, 3])):
+            q = random_quals(rng)
+            load = build_ld(k, q)
+            if rng.random() < 0.7:
+                kw = MUTATIONS[rng.choice(names)](rng, k, load, q) or {}
+                if "prelude" in kw:          # keep one module-scope context per case
+                    load = build_ld(k, q)
+            loads.append(load.text())
+        k.lines += loads[:-1]
+        yield v, target, k, loads[-1], dict(count=len(loads))
 
 
 # ---- ld.param: return values, predicates, ::entry / ::func -----------------------------------

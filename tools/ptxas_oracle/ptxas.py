@@ -107,18 +107,23 @@ class Verdict:
     runs: int = 1
     crashes: int = 0
     mode: str = "batch"
+    fatal: int | None = None     # line of the first fatal error (ptxas stops there); 0: no line
 
     def record(self, case: Case, ptxas_version_: str) -> dict:
         return {"key": case.key(ptxas_version_), "id": case.id, "verdict": self.verdict,
                 "errors": [list(e) for e in self.errors], "warnings": [list(w) for w in self.warnings],
                 "runs": self.runs, "crashes": self.crashes, "mode": self.mode,
-                "ptxas": ptxas_version_}
+                "fatal": self.fatal, "ptxas": ptxas_version_}
 
 
 def _split(messages: list[Message]):
     errors = [(m.line, m.text) for m in messages if m.severity in ("error", "fatal")]
     warnings = [(m.line, m.text) for m in messages if m.severity == "warning"]
     return errors, warnings
+
+
+def _fatal(messages: list[Message]) -> int | None:
+    return next((m.line or 0 for m in messages if m.severity == "fatal"), None)
 
 
 def run_single(ptxas: str, case: Case) -> Verdict:
@@ -128,10 +133,10 @@ def run_single(ptxas: str, case: Case) -> Verdict:
         if not (r.crashed or r.timed_out):
             errors, warnings = _split(r.messages)
             verdict = "accept" if r.returncode == 0 else "reject"
-            return Verdict(verdict, errors, warnings, attempt, crashes, "single")
+            return Verdict(verdict, errors, warnings, attempt, crashes, "single", _fatal(r.messages))
         crashes += 1
     errors, warnings = _split(r.messages)
-    return Verdict("crash", errors, warnings, CRASH_RETRIES, crashes, "single")
+    return Verdict("crash", errors, warnings, CRASH_RETRIES, crashes, "single", _fatal(r.messages))
 
 
 class Batcher:
@@ -186,7 +191,7 @@ class Batcher:
         for i, c in enumerate(cases[:settled]):
             errors, warnings = _split(shared + per_case[i])
             if any(m.severity != "warning" for m in shared + per_case[i]):
-                out[c.id] = Verdict("reject", errors, warnings)
+                out[c.id] = Verdict("reject", errors, warnings, fatal=_fatal(shared + per_case[i]))
             else:
                 again.append(c)
         again += cases[settled:]
@@ -206,7 +211,7 @@ class Batcher:
 def crash_prone(case: Case) -> bool:
     """`.v8` loads: ptxas 13.0 segfaults on some of them only now and then, and less often when
     they share a module with other kernels (ptxas-vs-seeds §5.2), so they always run alone."""
-    return _V8_LOAD.search(case.focus) is not None
+    return _V8_LOAD.search(case.text) is not None
 
 
 def run_cases(cases: Iterable[Case], ptxas: str, *, workers: int = WORKERS,
