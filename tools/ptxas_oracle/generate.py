@@ -7,15 +7,18 @@ decides how to combine it. Families:
 
 * exhaustive products: `ld.types` (state space x type x vector x address form), `ld.regclass`
   (type x destination register class), `ld.pairs` (every value pair of two qualifier groups),
-  `ld.address` (address spellings x state space), `wmma.legal` / `wmma.grid` (shape x matrix x
-  type x layout x state space x stride), `ld.param` (return values, predicates, `::entry/::func`),
-  `ld.func` (loads of device-function parameters);
+  `ld.address` (address spellings x state space), `ld.spelling` (whitespace, comments, line
+  breaks), `wmma.legal` / `wmma.grid` (shape x matrix x type x layout x state space x stride),
+  `wmma.fragments` (fragment x register class / register count), `ld.param` (return values,
+  predicates, `::entry/::func`), `ld.func` (loads of device-function parameters);
 * seeded samples of larger products: `ld.grammar` (random qualifier sets shaped like the seeds'
   syntax forms, any target/version), `ld.gates` (each qualifier on every target at the PTX
   versions where some gate changes);
 * mutations of well-formed loads: `ld.mutation` and `wmma.mutation` (drop/duplicate/reorder/
   misspell a qualifier, wrong register class/width/arity, sinks, immediate and odd addresses,
-  cache-policy operand without hint and vice versa, `.unified`, guards, ...);
+  cache-policy operand without hint and vice versa, `.unified`, guards, ...), `ld.operands`
+  (destination elements: mixed classes, repeats, undeclared, special registers, immediates) and
+  `ld.multi` (two or three mutated loads in one kernel);
 * `header`: `.version` too old for `.target`, PTX versions newer than ptxas supports.
 
 Targets span sm_20 ... sm_121f; ptxas 13.0 generates code only from sm_75, so older `.target`s are
@@ -1078,6 +1081,27 @@ def _wmma_grid():
                     k = Kernel()
                     yield v, target, k, wmma_load(k, f, "row", None, "none", v), dict(
                         shape=shape, matrix=matrix, type=t)
+
+
+@family("wmma.fragments")
+def _wmma_fragments():
+    """Every legal fragment with every register class and with every other register count
+    (1, 2, 3, 4, 8, 16), on sm_90 / PTX 9.0."""
+    for f in W.legal_combinations():
+        if f.matrix == "d":
+            continue
+        for cls in REG_CLASSES:
+            k = Kernel()
+            load = wmma_load(k, f, f.layouts[0], None, "none", (9, 0))
+            load.dest = k.regs(cls, f.nregs)
+            yield (9, 0), "sm_90", k, load, dict(shape=f.shape, matrix=f.matrix, type=f.type, reg=cls)
+        for n in (1, 2, 3, 4, 8, 16):
+            if n == f.nregs:
+                continue
+            k = Kernel()
+            load = wmma_load(k, f, f.layouts[0], None, "none", (9, 0))
+            load.dest = k.regs("." + f.register_classes[0], n)
+            yield (9, 0), "sm_90", k, load, dict(shape=f.shape, matrix=f.matrix, type=f.type, count=n)
 
 
 def _wmma_mutations() -> dict[str, Callable]:
