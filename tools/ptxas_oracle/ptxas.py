@@ -41,7 +41,11 @@ _LINE_IN_TEXT = re.compile(r"line '(\d+)'")     # "Program uses 16-bit address o
 
 
 def find_ptxas() -> str | None:
-    return os.environ.get("PTXAS") or shutil.which("ptxas")
+    """`$PTXAS` if it names an executable, else `ptxas` on PATH, else None."""
+    exe = os.environ.get("PTXAS")
+    if exe and shutil.which(exe):
+        return shutil.which(exe)
+    return shutil.which("ptxas")
 
 
 @lru_cache(maxsize=None)
