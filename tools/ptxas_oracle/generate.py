@@ -284,6 +284,19 @@ def ordered(quals: dict[str, str]) -> list[str]:
     return [quals[g] for g in GROUP_ORDER if g in quals]
 
 
+def plain_quals(type_: str, space: str | None = None, nc: bool = False,
+                vec: str | None = None) -> dict[str, str]:
+    """A qualifier set of just a type and optionally a space, `.nc` and a vector."""
+    q = {"type": type_}
+    if space:
+        q["space"] = space
+    if nc:
+        q["nc"] = ".nc"
+    if vec:
+        q["vec"] = vec
+    return q
+
+
 def complete(quals: dict[str, str]) -> dict[str, str]:
     """The natural well-formed companion qualifiers of a partial set: a memory order gets a scope
     and vice versa, `.mmio` gets `.relaxed.sys`, an L2 eviction priority a 256-bit vector, ..."""
@@ -418,13 +431,7 @@ def _types():
             for t in LD_TYPES:
                 for vec in (None,) + LD.GROUPS["vec"]:
                     for form in forms:
-                        q = {"type": t}
-                        if space:
-                            q["space"] = space
-                        if nc:
-                            q["nc"] = ".nc"
-                        if vec:
-                            q["vec"] = vec
+                        q = plain_quals(t, space, nc, vec)
                         k = Kernel()
                         addr = address(k, form, space) if form else None
                         yield (9, 0), target, k, build_ld(k, q, addr=addr), dict(
@@ -439,13 +446,7 @@ def _regclass():
     for space, nc, vec in shapes:
         for t in LD_TYPES:
             for cls in REG_CLASSES:
-                q = {"type": t}
-                if space:
-                    q["space"] = space
-                if nc:
-                    q["nc"] = ".nc"
-                if vec:
-                    q["vec"] = vec
+                q = plain_quals(t, space, nc, vec)
                 k = Kernel()
                 yield (9, 0), "sm_90", k, build_ld(k, q, dest_class=cls), dict(
                     space=space or "generic", nc=nc, type=t, vec=vec, reg=cls)
@@ -469,11 +470,7 @@ def _address():
     spaces = [(s, False) for s in LD_SPACES] + [(".global", True)]
     for space, nc in spaces:
         for spelling in ADDRESS_SPELLINGS:
-            q = {"type": ".u32"}
-            if space:
-                q["space"] = space
-            if nc:
-                q["nc"] = ".nc"
+            q = plain_quals(".u32", space, nc)
             k = Kernel()
             addr = (spelling.replace("{var}", k.variable(space))
                     .replace("{r64}", k.reg(".b64") if "{r64}" in spelling else "")
@@ -629,13 +626,19 @@ for _c in REG_CLASSES:
     _SAME_KIND.setdefault(LD.TYPES[_c][0], []).append(_c)
 
 
-def _mutations() -> dict[str, Callable]:
-    """name -> fn(rng, k, load, quals) that edits `load` (and may return make_case kwargs)."""
-    M: dict[str, Callable] = {}
+def _registry() -> tuple[dict[str, Callable], Callable]:
+    """A name -> function table and the decorator that fills it."""
+    table: dict[str, Callable] = {}
 
     def op(fn):
-        M[fn.__name__] = fn
+        table[fn.__name__] = fn
         return fn
+    return table, op
+
+
+def _mutations() -> dict[str, Callable]:
+    """name -> fn(rng, k, load, quals) that edits `load` (and may return make_case kwargs)."""
+    M, op = _registry()
 
     @op
     def drop_qualifier(rng, k, load, q):
@@ -821,43 +824,45 @@ def _mutations() -> dict[str, Callable]:
 MUTATIONS = _mutations()
 
 
-@family("ld.mutation")
-def _ld_mutation():
-    rng = _rng("ld.mutation")
-    names = sorted(MUTATIONS)
-    for i in range(3200):
+def _mutated_loads(family_name: str, ops: dict[str, Callable], count: int, modern_bias: float,
+                   latest_bias: float):
+    """`count` random loads, each edited by the next operator of `ops` in turn."""
+    rng = _rng(family_name)
+    names = sorted(ops)
+    for i in range(count):
         name = names[i % len(names)]
         q = random_quals(rng)
-        target = _pick_target(rng, 0.7)
-        v = _pick_version(rng, target, 0.5)
+        target = _pick_target(rng, modern_bias)
+        v = _pick_version(rng, target, latest_bias)
         k = Kernel()
         load = build_ld(k, q)
-        kw = MUTATIONS[name](rng, k, load, q) or {}
-        extra = {a: kw.pop(a) for a in ("prelude", "flags") if a in kw}
-        yield v, target, k, load, dict(mutation=name, **kw, **extra)
+        kw = ops[name](rng, k, load, q) or {}
+        yield v, target, k, load, dict(mutation=name, **kw)
+
+
+@family("ld.mutation")
+def _ld_mutation():
+    yield from _mutated_loads("ld.mutation", MUTATIONS, 3200, 0.7, 0.5)
 
 
 def _operand_mutations() -> dict[str, Callable]:
     """Destination-operand edits: mixed classes, repeats, undeclared names, non-registers."""
-    M: dict[str, Callable] = {}
+    M, op = _registry()
 
-    def op(fn):
-        M[fn.__name__] = fn
-        return fn
-
-    @op
-    def mixed_classes(rng, k, load, q):
+    def as_vector(k, load, q):
         if not load.vector:
             load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
             load.quals.insert(len(load.quals) - 1, ".v2")
+
+    @op
+    def mixed_classes(rng, k, load, q):
+        as_vector(k, load, q)
         i = rng.randrange(len(load.dest))
         load.dest[i] = k.reg(rng.choice([c for c in REG_CLASSES if c != q["type"]]))
 
     @op
     def repeated_register(rng, k, load, q):
-        if not load.vector:
-            load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
-            load.quals.insert(len(load.quals) - 1, ".v2")
+        as_vector(k, load, q)
         load.dest[-1] = load.dest[0]
 
     @op
@@ -870,9 +875,7 @@ def _operand_mutations() -> dict[str, Callable]:
 
     @op
     def immediate_element(rng, k, load, q):
-        if not load.vector:
-            load.dest, load.vector = load.dest + k.regs(q["type"], 1), True
-            load.quals.insert(len(load.quals) - 1, ".v2")
+        as_vector(k, load, q)
         load.dest[-1] = rng.choice(["5", "0f3F800000", "-1"])
 
     @op
@@ -891,17 +894,7 @@ OPERAND_MUTATIONS = _operand_mutations()
 
 @family("ld.operands")
 def _ld_operands():
-    rng = _rng("ld.operands")
-    names = sorted(OPERAND_MUTATIONS)
-    for i in range(560):
-        name = names[i % len(names)]
-        q = random_quals(rng)
-        target = _pick_target(rng, 0.8)
-        v = _pick_version(rng, target, 0.6)
-        k = Kernel()
-        load = build_ld(k, q)
-        OPERAND_MUTATIONS[name](rng, k, load, q)
-        yield v, target, k, load, dict(mutation=name)
+    yield from _mutated_loads("ld.operands", OPERAND_MUTATIONS, 560, 0.8, 0.6)
 
 
 # The same load spelled with other whitespace, comments and line breaks; `{bad}` marks where the
@@ -1105,11 +1098,7 @@ def _wmma_fragments():
 
 
 def _wmma_mutations() -> dict[str, Callable]:
-    M: dict[str, Callable] = {}
-
-    def op(fn):
-        M[fn.__name__] = fn
-        return fn
+    M, op = _registry()
 
     @op
     def register_count(rng, k, load, f):
