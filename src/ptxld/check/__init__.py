@@ -20,7 +20,6 @@ from .names import check_instruction_names
 from .operands import _STORE_LIKE, check_store_address_width
 from .registry import RULES, Rule, all_rules
 from .wmma import check_wmma_load
-from .workarounds import repair
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 
@@ -42,7 +41,6 @@ def check_source(source: str, *, filename: str = "<string>", strict: bool = Fals
 def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
     c = Checker(module, strict)
     try:
-        repair(module)
         _run(c)
     except RecursionError:
         c.diags.append(Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,

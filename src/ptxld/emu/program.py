@@ -86,24 +86,6 @@ def special_type(name: str) -> str | None:
     return None
 
 
-_LOCAL_DECL = re.compile(r"\.local\s+(?:\.align\s+(\d+)\s+)?(\.[a-z]+\d*)\s+([A-Za-z_$%][\w$]*)"
-                         r"\s*((?:\[\s*\d*\s*\])*)\s*;")
-
-
-def _recover_local_declaration(module, directive, block, fn):
-    """The front end reads a `.local` declaration as a `.loc` directive (it matches the prefix);
-    rebuild the Variable from the source text and enter it into the block's scope."""
-    text = module.source.text[directive.start:directive.start + 400]
-    m = _LOCAL_DECL.match(text)
-    if not m:
-        return directive
-    dims = [int(d) if d.strip() else None for d in re.findall(r"\[\s*(\d*)\s*\]", m.group(4))]
-    v = Variable(m.group(3), ".local", m.group(2), directive.start, directive.start + m.end(),
-                 align=int(m.group(1)) if m.group(1) else None, dims=dims, module=module, function=fn)
-    if block.scope is not None:
-        block.scope.names[v.name] = v
-    return v
-
 
 def _align_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
@@ -172,8 +154,6 @@ class Program:
         if block is None:
             return
         for it in block.items:
-            if getattr(it, "kind", "") == "directive" and it.name == ".loc":
-                it = _recover_local_declaration(self.module, it, block, fn)
             if isinstance(it, Variable):
                 self._place(it, fn, pending)
             elif isinstance(it, Block):
@@ -263,8 +243,8 @@ class Program:
             off = node.args[1]
             if isinstance(off, Int):
                 return base + (off.value if node.op == "+" else -off.value)
-        if isinstance(node, Expr) and node.op == "call" and node.args and getattr(node.args[0], "name", "") == "generic":
-            return self.address_constant(node.args[1], True)
+        if isinstance(node, Expr) and node.op == "generic":
+            return self.address_constant(node.args[0], True)
         raise CompileError(f"unsupported address expression in initializer")
 
     def var_address(self, v: Variable, generic: bool) -> int:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from .nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Vector
-from .exprs import ExprError, ExprParser, fold
+import re
+
+from .exprs import ExprError, ExprParser, fold, parse_number
 from .lexer import Token, tokenize
 
 
@@ -12,8 +14,62 @@ class OperandError(Exception):
         self.start, self.end, self.help, self.fix = start, end, help, fix
 
 
-def parse_operands(ins) -> list:
+# Fast path for the operand shapes that make up nearly all real code: registers, names,
+# `%tid.x`, plain literals and `[reg]` / `[reg+imm]` / `[reg+-imm]` addresses, comma separated.
+_FAST_ITEM = re.compile(r"""\s*(?:
+  (?P<name>[%A-Za-z_$][\w$]*)(?:\.(?P<comp>[a-z]\w*))?
+ |(?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
+ |\[\s*(?P<base>[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
+)\s*(?P<sep>,|$)""", re.X)
+
+
+def _fast_operands(text: str, base: int) -> list | None:
+    out = []
+    pos, n = 0, len(text)
+    if not text.strip():
+        return out
+    while pos < n:
+        m = _FAST_ITEM.match(text, pos)
+        if m is None:
+            return None
+        g = m.group
+        if g("name") is not None:
+            name = g("name")
+            if name == "_":
+                out.append(Sink(base + m.start("name"), base + m.end("name")))
+            else:
+                out.append(Name(name, base + m.start("name"), base + m.end("comp" if g("comp") else "name"),
+                                g("comp")))
+        elif g("num") is not None:
+            s, e = m.start("num"), m.end("num")
+            out.append(parse_number(Token("num", g("num"), base + s, base + e)))
+        else:
+            b = Name(g("base"), base + m.start("base"), base + m.end("base"))
+            start = base + text.index("[", m.start())
+            end = base + text.index("]", m.start()) + 1
+            if g("off") is None:
+                out.append(Address(b, 0, start, end))
+            else:
+                off = int(g("off"), 0)
+                off_start = base + (m.start("neg") if g("neg") else m.start("off"))
+                # a folded constant has empty text, as in the general parser
+                node = Int(-off if g("neg") else off, "" if g("neg") else g("off"), off_start,
+                           base + m.end("off"))
+                out.append(Address(b, node.value, start, end, offset_expr=node))
+        pos = m.end()
+        if g("sep") == "":
+            break
+        if pos >= n:
+            return None  # trailing comma
+    return out
+
+
+def parse_operands(ins, *, fast: bool = True) -> list:
     """Parse `ins.operand_text`; a syntax error becomes a diagnostic on the module."""
+    if fast:
+        quick = _fast_operands(ins.operand_text, ins.operand_start)
+        if quick is not None:
+            return quick
     toks = tokenize(ins.operand_text, ins.operand_start)
     try:
         return OperandParser(toks, ins.end).operand_list()
@@ -167,6 +223,15 @@ def _split_address(node, start: int, end: int):
         return node, 0, None
     if isinstance(node, Int):
         return None, node.value, None
+    if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[0], Expr) and \
+            node.op == "+" and _leftmost_name(node) is not None:
+        # `[%r+8+8]`: the base is the leftmost name; everything added after it is the offset
+        base = _leftmost_name(node)
+        rest = _without_base(node)
+        value = fold(rest)
+        if value is None or isinstance(value, float):
+            raise OperandError("the offset in an address must be an integer constant", rest.start, rest.end)
+        return base, int(value), Int(int(value), "", rest.start, rest.end)
     if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[0], Name):
         base, rest = node.args
         value = fold(rest)
@@ -178,9 +243,25 @@ def _split_address(node, start: int, end: int):
             raise OperandError(
                 "`[base-offset]` is not PTX address syntax (ptxas: syntax error)", base.end, rest.end,
                 help=f"write a negative offset as `{raw}`")
+        if isinstance(rest, Expr):
+            rest = Int(int(value), "", rest.start, rest.end)
         return base, int(value), rest
     raise OperandError("an address must be `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]` or `[imm]`",
                        start, end)
+
+
+def _leftmost_name(node):
+    while isinstance(node, Expr) and node.op == "+":
+        node = node.args[0]
+    return node if isinstance(node, Name) else None
+
+
+def _without_base(node):
+    """`((base + a) + b)` -> `(a + b)` (only `+` chains reach here)."""
+    left, right = node.args
+    if isinstance(left, Name):
+        return right
+    return Expr("+", [_without_base(left), right], left.start, node.end)
 
 
 def _src_int(v) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import Diagnostic
-from .nodes import Block, Directive, Function, Guard, Instruction, LabelDef, Module, Name, Scope, Variable
+from .nodes import Block, Directive, Expr, Int, Function, Guard, Instruction, LabelDef, Module, Name, Scope, Variable
 from .exprs import ExprError, ExprParser, fold
 from .lexer import Token, tokenize
 from .source import Source
@@ -20,7 +20,8 @@ from .source import Source
 MAX_ERRORS = 200
 
 _COARSE = re.compile(r"""
- (?P<text>[^;{}"/#]+)
+ (?P<simple>[^;{}"/#]+;)
+|(?P<text>[^;{}"/#]+)
 |(?P<lc>//[^\n]*)
 |(?P<bc>/\*.*?\*/)
 |(?P<ubc>/\*.*)
@@ -31,7 +32,10 @@ _COARSE = re.compile(r"""
 _BLANK = re.compile(r"\s*")
 _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
-_EOL_DIRECTIVES = (".loc", ".file", ".version", ".target", ".address_size", "@@DWARF", "#")
+_FAST_REG = re.compile(r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*$")
+_FAST_INSTR = re.compile(r"(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)")
+# directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
+_EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _SPACES = {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
 _FUNC_KW = {".entry", ".func"}
@@ -88,6 +92,18 @@ class _Parser:
             m = match(text, pos)
             kind = m.lastgroup
             s, e = m.start(), m.end()
+            if kind == "simple":
+                if pend < 0 and len(self.stack) > 1:
+                    b = _BLANK.match(text, s).end()
+                    if b >= e - 1:
+                        pos = e  # empty statement
+                        continue
+                    if not _EOL_RE.match(text, b) is not None:
+                        self.statement(b, e - 1, e, ())
+                        pos = e
+                        continue
+                e -= 1  # not the fast case: treat as text, then the `;`
+                kind = "text"
             if kind == "text":
                 if pend < 0:
                     b = _BLANK.match(text, s).end()
@@ -95,7 +111,7 @@ class _Parser:
                         pos = e
                         continue
                     pend, comments, inner = b, [], 0
-                    eol = text.startswith(_EOL_DIRECTIVES, b)
+                    eol = _EOL_RE.match(text, b) is not None
                 elif len(self.stack) == 1 and text.startswith(_HEADER_START, pend):
                     cut = self._legacy_prototype_end(pend, s, e)
                     if cut >= 0:
@@ -128,7 +144,8 @@ class _Parser:
             if kind == "ustr":
                 syntax_error(self.m, s, e, "unterminated string literal", code="PTX0004")
                 if pend < 0:
-                    pend, comments, inner, eol = s, [], 0, False
+                    pend, comments, inner = s, [], 0
+                eol = True  # recover at the next line
                 continue
             if kind == "str":
                 if pend < 0:
@@ -269,7 +286,10 @@ class _Parser:
                   missing_semicolon: bool = False, before_block: bool = False) -> None:
         text = self._stmt_text(start, stop, comments) if comments else self.text[start:stop]
         in_function = len(self.stack) > 1
-        if missing_semicolon and not text.lstrip().startswith(_EOL_DIRECTIVES):
+        if in_function and not missing_semicolon:
+            if self._fast_statement(text, start, end):
+                return
+        if missing_semicolon and not _EOL_RE.match(text.lstrip()) is not None:
             if not in_function and self._top_is_header_only(text):
                 pass  # legacy prototypes without `;`
             else:
@@ -310,7 +330,7 @@ class _Parser:
                 self.m.diagnostics[-1:] = [d for d in self.m.diagnostics[-1:] if d.fix != ";"]
             return
         if text[b] == ".":
-            if labels and text.startswith(_EOL_DIRECTIVES, b):
+            if labels and _EOL_RE.match(text, b) is not None:
                 # `L: .loc 1 2 3` then the next statement on the following line
                 nl = text.find("\n", b)
                 if nl >= 0 and text[nl:].strip():
@@ -343,6 +363,50 @@ class _Parser:
                           self.stack[-1][2], scope, labels)
         self.m.instructions.append(ins)
         self._add(ins)
+
+    def _fast_statement(self, text: str, start: int, end: int) -> bool:
+        """The common statements of big modules, without tokenizing: `.reg` declarations, `.loc`,
+        and instructions without labels. Returns False to take the general path."""
+        c0 = text[0]
+        if c0 == ".":
+            if _EOL_RE.match(text) is not None and text.startswith(".loc"):
+                self._add(Directive(".loc", text.split()[1:], start, start + len(text.rstrip()),
+                                    raw=text.rstrip()))
+                return True
+            m = _FAST_REG.match(text)
+            if m is None:
+                return False
+            name = m.group(3)
+            scope = self.stack[-1][1]
+            var = Variable(name, ".reg", m.group(2), start, end, vector=m.group(1),
+                           name_start=start + m.start(3), module=self.m, function=self.stack[-1][2])
+            if m.group(4) is not None:
+                var.range_count = int(m.group(4))
+                scope.ranges[name] = var
+            else:
+                if name in scope.names:
+                    return False  # let the general path report the duplicate
+                scope.names[name] = var
+            self._add(var)
+            return True
+        m = _FAST_INSTR.match(text)
+        if m is None:
+            return False
+        rest = m.end()
+        colon = _BLANK.match(text, rest).end()
+        if text.startswith(":", colon) and not text.startswith("::", colon):
+            return False  # a label
+        guard = None
+        if m.group(2):
+            name_s = start + m.start(2)
+            name_e = start + m.end(2)
+            guard = Guard(m.group(1) == "!", Name(m.group(2), name_s, name_e), start + m.start(), name_e)
+        ins = Instruction(m.group(3), start, end, start + m.start(3), start + rest, text[rest:], guard,
+                          self.m, self.stack[-1][2], self.stack[-1][1], [])
+        self.m.instructions.append(ins)
+        block = self.stack[-1][0]
+        block.items.append(ins)
+        return True
 
     def _top_is_header_only(self, text: str) -> bool:
         words = text.split()
@@ -695,13 +759,21 @@ class _Parser:
                 inner = p.parse(0)
                 if p.i >= len(toks) or toks[p.i].text != ")":
                     raise _Err("expected `)`", t.start, t.end)
-                return ("generic", inner), p.i + 1
+                j = p.i + 1
+                if j < len(toks) and toks[j].text in ("+", "-"):
+                    # generic(var)+4 is the generic address of var+4
+                    q = ExprParser(toks, j + 1, toks[-1].end)
+                    off = q.parse(8)
+                    inner = Expr(toks[j].text, [inner, off], inner.start, off.end)
+                    j = q.i
+                return Expr("generic", [inner], t.start, toks[j - 1].end), j
             if t.kind == "num" and i + 1 < len(toks) and toks[i + 1].text == "(" and t.text.lower().startswith("0xff"):
                 p = ExprParser(toks, i + 2, toks[-1].end)
                 inner = p.parse(0)
                 if p.i >= len(toks) or toks[p.i].text != ")":
                     raise _Err("expected `)`", t.start, t.end)
-                return ("mask", _int(t.text), inner), p.i + 1
+                mask = Int(_int(t.text), t.text, t.start, t.end)
+                return Expr("mask", [mask, inner], t.start, toks[p.i].end), p.i + 1
             p = ExprParser(toks, i, toks[-1].end)
             node = p.parse(0)
             return node, p.i

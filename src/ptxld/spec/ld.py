@@ -72,6 +72,8 @@ ALLOWED_SPACES: dict[str, frozenset] = {
     "cache_hint": frozenset({".global", None}),
     ".unified": frozenset({".global", None}),
     ".v8/.v4.64": frozenset({".global", None}),
+    # not in the seeds: ptxas 13.0 rejects `.L1::evict_*` outside .global/generic (ptxas-vs-seeds B3)
+    "l1_evict": frozenset({".global", None}),
 }
 
 

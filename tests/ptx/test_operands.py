@@ -1,0 +1,48 @@
+"""The operand fast path gives exactly the model of the general operand parser."""
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from ptxld.ptx.operands import parse_operands
+from ptxld.ptx.parser import parse
+
+HERE = os.path.dirname(__file__)
+FILES = sorted(glob.glob(os.path.join(HERE, "..", "kernels", "ptx", "sm_90", "*.ptx"))) + sorted(
+    glob.glob(os.path.join(HERE, "..", "..", "..", "shared", "corpus", "ptx", "**", "*.ptx"), recursive=True))[:60]
+
+
+@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+def test_fast_path_equals_general_parser(path):
+    module = parse(open(path, encoding="utf-8").read(), eager=False)
+    for ins in module.instructions:
+        assert parse_operands(ins, fast=True) == parse_operands(ins, fast=False), ins.text
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ld.global.u32 %r1, [%rd1+-8];", ("register+offset", -8)),
+    ("ld.global.u32 %r1, [%rd1 + 0x10];", ("register+offset", 16)),
+    ("ld.local.b64 %rd1, [240];", ("immediate", 240)),
+    ("ld.shared.u32 %r1, [sh+4];", ("variable+offset", 4)),
+    ("ld.shared.u32 %r1, [sh];", ("variable", 0)),
+    ("ld.u32 %r1, [%rd1];", ("register", 0)),
+    ("ld.global.u32 %r1, [%rd1+(2*8)];", ("register+offset", 16)),
+])
+def test_address_forms(text, expected):
+    src = (".version 8.0\n.target sm_90\n.address_size 64\n.shared .b8 sh[64];\n"
+           ".entry k() {\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n" + text + "\n}\n")
+    module = parse(src)
+    assert not module.diagnostics
+    addr = module.instructions[0].load.address
+    assert (addr.mode, addr.offset) == expected
+
+
+def test_minus_offset_is_a_syntax_error_with_fix_hint():
+    # ptxas: `[%addr-8]` -> "Parsing error near '-': syntax error" (ptxas-vs-seeds B12)
+    src = ".version 8.0\n.target sm_90\n.entry k() {\n.reg .b32 %r1;\n.reg .b64 %rd1;\nld.global.u32 %r1, [%rd1-8];\n}\n"
+    module = parse(src)
+    [d] = module.diagnostics
+    assert (d.line, d.severity) == (6, "error")
+    assert "+-8" in d.help
