@@ -956,6 +956,8 @@ def _multi():
 
 @family("ld.param")
 def _param():
+    """ld.param of a call's return value (unguarded, guarded, negated guard) through every
+    `.param` spelling and generic addressing; a kernel parameter; a `.param` declared in the body."""
     spaces = [s for s in LD_SPACES if base_space(s) == ".param"] + [None]
     for target, v in (("sm_90", (9, 0)), ("sm_75", (8, 3)), ("sm_80", (7, 8)), ("sm_100", (8, 8))):
         for space in spaces:
@@ -965,10 +967,7 @@ def _param():
                     g = ("!" if guard == "negated" else "") + k.predicate() if guard else ""
                     k.setup += ["{", ".param .b32 rv0;", "call (rv0), fret, ();"]
                     k.tail.append("}")
-                    q = {"type": t}
-                    if space:
-                        q["space"] = space
-                    load = build_ld(k, q, addr="[rv0]")
+                    load = build_ld(k, plain_quals(t, space), addr="[rv0]")
                     load.guard = g
                     yield v, target, k, load, dict(
                         prelude=RETURN_PRELUDE, what="return-value", space=space or "generic",
@@ -976,9 +975,7 @@ def _param():
             # kernel parameter through each sub-qualifier, a param declared in the body
             for t in (".b32", ".u64"):
                 k = Kernel()
-                q = {"type": t}
-                if space:
-                    q["space"] = space
+                q = plain_quals(t, space)
                 yield v, target, k, build_ld(k, q, addr="[pb+8]"), dict(
                     what="kernel-param", space=space or "generic")
                 k = Kernel()
