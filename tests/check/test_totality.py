@@ -71,8 +71,6 @@ def test_total_over_bytes(data):
     _no_internal(ptxld.check(data.decode("utf-8", errors="replace")))
 
 
-@pytest.mark.xfail(strict=True, reason="parser bug: _fast_statement indexes an empty statement "
-                   "(`{ ; }` raises IndexError in ptx/parser.py); remove this mark when fixed")
 def test_parser_does_not_raise_on_an_empty_statement():
     """`ptxld.check` never raises; the parser must not either (a parser crash becomes PTX0000)."""
     diags = ptxld.check(".version 9.0\n.target sm_90\n.entry k()\n{\n;\n}\n")
