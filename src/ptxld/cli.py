@@ -120,6 +120,8 @@ def _register() -> None:
         main.add_command(run_cmd)
     except ImportError:  # emulator CLI not built yet
         pass
+    from .wmma.cli import wmma_group
+    main.add_command(wmma_group)
     try:
         from .sass.cli import sass
         main.add_command(sass)

@@ -72,7 +72,11 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 @click.command("explain")
 @click.argument("what")
 @click.option("--target", default="sm_90", show_default=True, help="Target for the wmma fragment table.")
-def explain_cmd(what, target):
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
+              help="wmma.load/store: also write the fragment map as an SVG picture.")
+@click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True),
+              help="wmma.load/store: also write the fragment map as a PNG picture.")
+def explain_cmd(what, target, svg_path, png_path):
     """Explain a load (`"ld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];"`) or a rule code (`PTX0203`)."""
     if _CODE.match(what.strip()):
         from .docs import rule_page
@@ -88,6 +92,29 @@ def explain_cmd(what, target):
         click.echo(explain_instruction(what, target=target), nl=False)
     except ExplainError as e:
         raise click.UsageError(str(e))
+    if svg_path or png_path:
+        _write_fragment_pictures(what, target, svg_path, png_path)
+
+
+def _write_fragment_pictures(what: str, target: str, svg_path, png_path) -> None:
+    from ..wmma.errors import WmmaError
+    from ..wmma.params import WmmaMemParams, parse
+    from ..wmma.render import fragment_png, fragment_svg
+    try:
+        p = parse(what.split()[0])
+    except WmmaError as e:
+        raise click.UsageError(f"--svg/--png draw wmma fragments: {e}")
+    if not isinstance(p, WmmaMemParams):
+        raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store")
+    args = (p.shape, p.matrix, p.type, p.layout, target)
+    if svg_path:
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(fragment_svg(*args))
+        click.echo(f"wrote {svg_path}", err=True)
+    if png_path:
+        with open(png_path, "wb") as f:
+            f.write(fragment_png(*args))
+        click.echo(f"wrote {png_path}", err=True)
 
 
 @click.command("rules")

@@ -180,3 +180,35 @@ def describe_wmma_load(opcode_modifiers: list[str] | str, target: str) -> str:
     out += ["", f"Fragment on {target} (layout family {family}):",
             fragment_table(p.shape, p.matrix, p.type, p.layout, target)]
     return "\n".join(out)
+
+
+def fragment_png(shape: str, matrix: str, type: str, layout: str, target: str, *, cell: int = 12) -> bytes:
+    """A PNG of the matrix, each element a `cell`-pixel square in the colour of its owning lane
+    (same colours as the SVG). Written with zlib alone: no imaging dependency."""
+    import colorsys
+    import struct
+    import zlib
+
+    lay = fragment_layout(target, shape, matrix, type, layout)
+    nrows, ncols = lay.dims
+    lanes = lay.owner[0]
+    palette = []
+    for lane in range(32):
+        hue = ((lane * 45 + (lane // 8) * 11) % 360) / 360
+        light = (62 if lane % 2 else 78) / 100
+        r, g, b = colorsys.hls_to_rgb(hue, light, 0.70)
+        palette.append(bytes((round(r * 255), round(g * 255), round(b * 255))))
+    grid = bytes((40, 40, 40))
+    rows = []
+    for i in range(nrows):
+        line = b"".join(grid + palette[int(lanes[i, j])] * (cell - 1) for j in range(ncols))
+        rows.append(b"\x00" + grid * (ncols * cell))
+        rows += [b"\x00" + line] * (cell - 1)
+    raw = b"".join(rows)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    w, h = ncols * cell, nrows * cell
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))

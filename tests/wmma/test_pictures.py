@@ -1,0 +1,64 @@
+"""`ptxld explain ... --png/--svg`: the pictures show which lane holds each matrix element."""
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+from click.testing import CliRunner
+
+from ptxld.cli import main
+from ptxld.wmma.layouts import fragment_layout
+from ptxld.wmma.render import fragment_png
+
+
+def _decode_png(data: bytes):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, size = 8, b"", None
+    while pos < len(data):
+        n, tag = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        assert struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0] == zlib.crc32(tag + body)
+        if tag == b"IHDR":
+            size = struct.unpack(">II", body[:8])
+        elif tag == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h = size
+    raw = zlib.decompress(idat)
+    rows = [raw[y * (3 * w + 1) + 1:(y + 1) * (3 * w + 1)] for y in range(h)]
+    return w, h, rows
+
+
+@pytest.mark.parametrize("shape, matrix, type_, layout", [
+    ("m16n16k16", "a", "f16", "row"), ("m16n16k16", "c", "f32", "col"), ("m8n8k4", "b", "f64", "col"),
+])
+def test_png_cells_are_coloured_by_a_lane_that_holds_the_element(shape, matrix, type_, layout):
+    cell = 6
+    png = fragment_png(shape, matrix, type_, layout, "sm_80", cell=cell)
+    lay = fragment_layout("sm_80", shape, matrix, type_, layout)
+    nrows, ncols = lay.dims
+    w, h, rows = _decode_png(png)
+    assert (w, h) == (ncols * cell, nrows * cell)
+    # colour of each cell's interior -> the set of cells sharing it must all be held by one lane
+    colour_lanes: dict[bytes, set[int]] = {}
+    for i in range(nrows):
+        for j in range(ncols):
+            x, y = j * cell + cell // 2, i * cell + cell // 2
+            colour = rows[y][3 * x:3 * x + 3]
+            lanes = {lane for lane, _, _ in lay.holders(i, j)}
+            colour_lanes.setdefault(colour, set())
+            colour_lanes[colour] = lanes if not colour_lanes[colour] else colour_lanes[colour] & lanes
+            assert colour_lanes[colour], f"cell ({i},{j}) shares a colour with cells of other lanes"
+    assert len(colour_lanes) == 32  # every lane owns elements
+
+
+def test_explain_writes_svg_and_png(tmp_path):
+    svg, png = tmp_path / "a.svg", tmp_path / "a.png"
+    r = CliRunner().invoke(main, ["explain", "wmma.load.a.sync.aligned.row.m16n16k16.f16",
+                                  "--svg", str(svg), "--png", str(png)])
+    assert r.exit_code == 0, r.output
+    assert svg.read_text().lstrip().startswith(("<svg", "<?xml"))
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    r = CliRunner().invoke(main, ["explain", "ld.global.u32 %r1, [%rd1];", "--png", str(png)])
+    assert r.exit_code == 2
