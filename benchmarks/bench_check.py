@@ -87,6 +87,22 @@ def ptxas_command(path: Path, arch: str) -> list[str]:
             str(path), "-o", os.devnull]
 
 
+def in_process(path: Path, runs: int) -> dict:
+    """Where ptxld's time goes without process start-up: parsing alone, and the whole check."""
+    from ptxld.check import check_source
+    from ptxld.ptx.parser import parse
+    text = path.read_text()
+    out = {}
+    for label, fn in (("parse", parse), ("check", check_source)):
+        times = []
+        for _ in range(runs):
+            t0 = time.process_time()
+            fn(text)
+            times.append(time.process_time() - t0)
+        out[f"in-process {label}"] = statistics.median(times)
+    return out
+
+
 def bench(name: str, path: Path, arch: str, runs: int) -> dict:
     tools = {"ptxld check": ptxld_command(path), "ptxas -O0": ptxas_command(path, arch)}
     samples = {t: [] for t in tools}
@@ -102,6 +118,7 @@ def bench(name: str, path: Path, arch: str, runs: int) -> dict:
                      "cpu": statistics.median(c for _, c in samples[tool]),
                      "exit": status[tool][0], "errors": status[tool][1], "warnings": status[tool][2],
                      "command": " ".join(tools[tool])}
+    row.update(in_process(path, runs))
     row["speedup_wall"] = row["ptxas -O0"]["wall"] / row["ptxld check"]["wall"]
     row["speedup_cpu"] = row["ptxas -O0"]["cpu"] / row["ptxld check"]["cpu"]
     return row
@@ -124,12 +141,14 @@ def main(argv=None) -> int:
             print(f"legacy module {args.legacy} not found; skipped", file=sys.stderr)
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {platform.node()}  {platform.processor() or platform.machine()}"
           f"  {os.cpu_count()} cpus  load {os.getloadavg()[0]:.1f}  Python {platform.python_version()}")
-    print("| case | lines | ptxld check wall / cpu (s) | ptxas -O0 wall / cpu (s) | ptxas/ptxld wall | cpu |")
-    print("|---|---|---|---|---|---|")
+    print("| case | lines | ptxld check wall / cpu (s) | ptxas -O0 wall / cpu (s) | ptxas/ptxld wall | cpu "
+          "| in-process parse / check cpu (s) |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         a, b = r["ptxld check"], r["ptxas -O0"]
         print(f"| {r['case']} | {r['lines']} | {a['wall']:.2f} / {a['cpu']:.2f} | "
-              f"{b['wall']:.2f} / {b['cpu']:.2f} | {r['speedup_wall']:.2f}x | {r['speedup_cpu']:.2f}x |")
+              f"{b['wall']:.2f} / {b['cpu']:.2f} | {r['speedup_wall']:.2f}x | {r['speedup_cpu']:.2f}x "
+              f"| {r['in-process parse']:.2f} / {r['in-process check']:.2f} |")
     for r in rows:
         for tool in ("ptxld check", "ptxas -O0"):
             x = r[tool]
