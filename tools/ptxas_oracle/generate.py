@@ -1005,6 +1005,10 @@ def _header():
 # ---- wmma.load -----------------------------------------------------------------------------------
 
 WMMA_SPACES = (None,) + W.STATE_SPACES
+# ld state spaces wmma.load lacks (and ld.global.nc's pair), and ld qualifiers foreign to wmma.
+NON_WMMA_SPACES = tuple(s for s in LD.GROUPS["space"] if s[1:] not in W.STATE_SPACES) + (".global.nc",)
+LD_ONLY_QUALIFIERS = (LD.GROUPS["vec"] + LD.GROUPS["cop"][:2] + LD.GROUPS["nc"] + LD.GROUPS["sem"][1:3]
+                      + LD.GROUPS["l1_evict"][-2:])
 WMMA_STRIDES = ("none", "imm", "reg")
 
 
@@ -1129,7 +1133,7 @@ def _wmma_mutations() -> dict[str, Callable]:
 
     @op
     def other_space(rng, k, load, f):
-        space = rng.choice([".const", ".local", ".param", ".shared::cluster", ".global.nc"])
+        space = rng.choice(NON_WMMA_SPACES)
         load.quals.insert(len(load.quals) - 1, space)
         return dict(space=space)
 
@@ -1155,8 +1159,7 @@ def _wmma_mutations() -> dict[str, Callable]:
 
     @op
     def extra_qualifier(rng, k, load, f):
-        x = rng.choice([".v8", ".v4", ".cg", ".nc", ".volatile", ".relaxed", ".L1::evict_last",
-                        _misspell(rng, rng.choice(load.quals))])
+        x = rng.choice(LD_ONLY_QUALIFIERS + (_misspell(rng, rng.choice(load.quals)),))
         load.quals.insert(rng.randrange(1, len(load.quals) + 1), x)
         return dict(extra=x)
 
@@ -1189,6 +1192,20 @@ def _wmma_mutation():
 
 
 # ---------------------------------------------------------------------------------------------
+
+def _self_check() -> None:
+    """Every qualifier the generator picks on its own (natural companions, gate instances,
+    sampled sets) must be in the spec vocabulary, so the tables stay the one source."""
+    rng = random.Random("self-check")
+    sets = [complete(p) for _, p in _gate_instances()] + [random_quals(rng) for _ in range(300)]
+    bad = {(g, v) for q in sets for g, v in q.items() if v not in LD.GROUPS.get(g, ())}
+    bad |= {x for x in LD_ONLY_QUALIFIERS + NON_WMMA_SPACES[:-1] if x not in LD.GROUP_OF}
+    if bad:
+        raise RuntimeError(f"generator uses qualifiers outside ptxld.spec.ld: {sorted(map(str, bad))}")
+
+
+_self_check()
+
 
 @lru_cache(maxsize=1)
 def all_cases() -> tuple[Case, ...]:
