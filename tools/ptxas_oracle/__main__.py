@@ -1,4 +1,4 @@
-"""`python -m ptxas_oracle run|compare` (run from tools/, or with tools/ on PYTHONPATH)."""
+"""`python -m ptxas_oracle run|compare|show` (run from tools/, or with tools/ on PYTHONPATH)."""
 from __future__ import annotations
 
 import argparse
@@ -52,6 +52,37 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_show(args) -> int:
+    """One case: its module with line numbers, ptxas's cached record and ptxld's diagnostics."""
+    from . import compare
+    by_id = generate.by_id()
+    cache = verdicts.load()
+    version = compare.cached_version(cache)
+    for cid in args.ids:
+        case = by_id.get(cid)
+        if case is None:
+            print(f"{cid}: no such case (ids look like ld.mutation/00155)", file=sys.stderr)
+            return 2
+        print(f"== {cid}  .target {case.target}  .version {case.version[0]}.{case.version[1]}  "
+              f"-arch={case.arch} {' '.join(case.flags)}  tags {dict(case.tags)}")
+        for n, line in enumerate(case.text.splitlines(), 1):
+            print(f"{n:4} {'>' if n == case.focus_line else ' '} {line}")
+        rec = cache.get(case.key(version))
+        if rec is None:
+            print("ptxas: no cached verdict")
+        else:
+            print(f"ptxas {rec['ptxas']}: {rec['verdict']} ({rec['mode']}, {rec['runs']} run(s), "
+                  f"{rec['crashes']} crash(es))")
+            for line, text in rec["errors"]:
+                print(f"  line {line}: error: {text}")
+            for line, text in rec["warnings"]:
+                print(f"  line {line}: warning: {text}")
+        print("ptxld:")
+        for d in compare.checker()(case.text):
+            print(f"  line {d.line}: {d.severity}[{d.code}]: {d.message}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="ptxas_oracle")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -65,6 +96,9 @@ def main(argv=None) -> int:
     c.add_argument("--report", help="write the markdown report here")
     c.add_argument("--history", help="JSON file of earlier runs' numbers (appended to)")
     c.set_defaults(fn=cmd_compare)
+    sh = sub.add_parser("show", help="print cases with ptxas's and ptxld's verdicts")
+    sh.add_argument("ids", nargs="+")
+    sh.set_defaults(fn=cmd_show)
     args = ap.parse_args(argv)
     return args.fn(args)
 
