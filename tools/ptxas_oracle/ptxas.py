@@ -168,7 +168,8 @@ class Batcher:
             lines += kl
         self.invocations += 1
         r = assemble(self.ptxas, "\n".join(lines) + "\n", cases[0].arch, cases[0].flags)
-        if r.crashed or r.timed_out or any(m.line is None for m in r.messages):
+        if r.crashed or r.timed_out or any(m.line is None or m.line > spans[-1][1]
+                                             for m in r.messages):
             return self._halves(cases)
         per_case: list[list[Message]] = [[] for _ in cases]
         shared: list[Message] = []
