@@ -147,6 +147,7 @@ class Case:
     prelude: tuple[str, ...] = STANDARD_PRELUDE
     flags: tuple[str, ...] = ()                # extra ptxas options (`-c` for .unified variables)
     tags: tuple[tuple[str, str], ...] = ()     # what the case varies, for grouping reports
+    header: tuple[str, ...] = ()               # directives replacing the standard three
 
     @property
     def id(self) -> str:
@@ -159,8 +160,9 @@ class Case:
     def head_lines(self) -> list[str]:
         """Everything before the kernel, one physical line each: header and module-scope
         declarations."""
-        return _physical([f".version {self.version[0]}.{self.version[1]}", f".target {self.target}",
-                          ".address_size 64", "", *self.prelude, ""])
+        header = self.header or (f".version {self.version[0]}.{self.version[1]}",
+                                 f".target {self.target}", ".address_size 64")
+        return _physical([*header, "", *self.prelude, ""])
 
     def kernel_lines(self, name: str = "k") -> list[str]:
         """The kernel, one physical line each (a statement may span several)."""
@@ -174,7 +176,7 @@ class Case:
     @property
     def batch_key(self) -> tuple:
         """Cases with equal keys can share one module (same header, declarations and options)."""
-        return (self.version, self.target, self.prelude, self.flags)
+        return (self.version, self.target, self.header, self.prelude, self.flags)
 
     @property
     def focus_line(self) -> int:
@@ -265,14 +267,14 @@ class Load:
 
 
 def make_case(family: str, index: int, version, target, k: Kernel, load: Load | str, *,
-              prelude=STANDARD_PRELUDE, flags=(), in_prelude=False, **tags) -> Case:
+              prelude=STANDARD_PRELUDE, flags=(), in_prelude=False, header=(), **tags) -> Case:
     """The case whose instruction under test is `load`, placed in the kernel body (or already
     part of `prelude` when `in_prelude`)."""
     focus = load if isinstance(load, str) else load.text()
     if not in_prelude:
         k.lines.append(focus)
     return Case(family, index, tuple(version), target, k.body(), focus, prelude, tuple(flags),
-                tuple(sorted((a, str(b)) for a, b in tags.items())))
+                tuple(sorted((a, str(b)) for a, b in tags.items())), tuple(header))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -950,6 +952,85 @@ def _multi():
             loads.append(load.text())
         k.lines += loads[:-1]
         yield v, target, k, loads[-1], dict(count=len(loads))
+
+
+@family("ld.symbols")
+def _symbols():
+    """Addresses that name what is not data (a function, a label, a float/predicate register),
+    destinations of types that are not register types, opcode near misses, a device function
+    reading its own return parameter, misaligned wmma strides."""
+    for space in (".global", None, ".shared"):
+        q = plain_quals(".u32", space)
+        for what in ("function", "label", ".f32", ".f64", ".pred", ".f16", ".b16", ".u64"):
+            k = Kernel()
+            kw = {}
+            if what == "function":
+                addr, kw = "[fret]", dict(prelude=RETURN_PRELUDE)
+            elif what == "label":
+                k.setup.append("L_target:")
+                addr = "[L_target]"
+            else:
+                addr = f"[{k.reg(what)}]"
+            yield (9, 0), "sm_90", k, build_ld(k, q, addr=addr), dict(address=what, space=space, **kw)
+    for t in NON_LD_TYPES:                     # `.reg .bf16` etc. as destinations
+        if t in REG_CLASSES:
+            continue
+        k = Kernel()
+        k.declare(f".reg {t} %x;")
+        yield (9, 0), "sm_90", k, f"ld.global.b16 %x, [%addr];", dict(reg=t)
+    for opcode in ("lod.global", "ld_global", "LD.global", "ldu.global", "ld.global.ld", "l.global",
+                   "ldg.global", "ld..global", "ld.global.", ".ld.global"):
+        k = Kernel()
+        yield (9, 0), "sm_90", k, f"{opcode}.u32 {k.reg('.u32')}, [%addr];", dict(opcode=opcode)
+    for param in ("fr", "fp"):                 # a device function reading its return / input
+        load = Load("ld", [".param", ".b32"], ["%f_0"], False, f"[{param}]")
+        k = Kernel()
+        r = k.reg(".b32")
+        k.setup += ["{", ".param .b32 r0;", ".param .b32 a0;", "st.param.b32 [a0], 0;"]
+        k.tail += ["call (r0), fload, (a0);", f"ld.param.b32 {r}, [r0];", "}"]
+        yield (9, 0), "sm_90", k, load.text(), dict(
+            prelude=_func_prelude(load, ".param .b32 fp"), in_prelude=True, param=param)
+    for f in W.legal_combinations():           # immediate strides around the alignment rule
+        if f.matrix != "a":
+            continue
+        default = f.default_stride(f.layouts[0])
+        for stride in sorted({default // 2, default + 1, default + 8, 2 * default, 0, 1}):
+            k = Kernel()
+            load = wmma_load(k, f, f.layouts[0], None, "none", (9, 0))
+            load.extra = [str(stride)]
+            yield (9, 0), "sm_90", k, load, dict(shape=f.shape, type=f.type, stride=stride)
+
+
+def _mutated_header(kind: str, text: str) -> tuple[str, ...]:
+    version, target, size = ".version 9.0", ".target sm_90", ".address_size 64"
+    if kind == "order":
+        return (target, version, size) if text == "swap" else (version, target, size, target)
+    if kind == "version":
+        version = text
+    elif kind == "target":
+        target = text
+    else:
+        size = text
+    return tuple(x for x in (version, target, size) if x)
+
+
+@family("header.mutation")
+def _header_mutation():
+    """Headers ptxas does not take: unknown versions and targets, `.address_size 32`, misplaced or
+    repeated directives (the load itself is fine)."""
+    variants = [
+        ("version", ".version 5.5"), ("version", ".version 9.9"), ("version", ".version 10.0"),
+        ("version", ".version 8"), ("target", ".target sm_99"), ("target", ".target sm_100b"),
+        ("target", ".target compute_90"), ("target", ".target sm_90, texmode_independent"),
+        ("target", ".target sm_90, debug"), ("target", ".target sm_90 sm_80"),
+        ("address_size", ".address_size 32"), ("address_size", ".address_size 16"),
+        ("address_size", ""), ("order", "swap"), ("order", "repeat-target"),
+    ]
+    for kind, text in variants:
+        k = Kernel()
+        load = build_ld(k, plain_quals(".u32", ".global"))
+        yield (9, 0), "sm_90", k, load, dict(kind=kind, variant=text,
+                                             header=_mutated_header(kind, text))
 
 
 # ---- ld.param: return values, predicates, ::entry / ::func -----------------------------------

@@ -33,7 +33,7 @@ CRASH_RETRIES = 3
 TIMEOUT_S = 120
 WORKERS = 2          # the harness shares a 2-core machine
 
-_MSG = re.compile(r"^ptxas (?P<file>.+?), line (?P<line>\d+); (?P<sev>error|warning|fatal)\s*: (?P<text>.*)$")
+_MSG = re.compile(r"^ptxas (?P<file>.+?), line (?P<line>\d+); (?P<sev>error|warning|fatal|info)\s*: (?P<text>.*)$")
 _BARE = re.compile(r"^ptxas (?P<sev>error|warning|fatal|info)\s*: (?P<text>.*)$")
 ABORTED = "Ptx assembly aborted due to errors"
 _V8_LOAD = re.compile(r"(?:^|\s)(?:ld|wmma\.load)\S*\.v8(?:\.|\s)")
@@ -59,7 +59,7 @@ def ptxas_version(ptxas: str) -> str:
 
 @dataclass
 class Message:
-    severity: str          # error | warning | fatal
+    severity: str          # error | warning | fatal | info
     text: str
     line: int | None       # None: no line, or a line of another file (<builtin>)
 
@@ -74,6 +74,7 @@ class Run:
 
 def parse_messages(output: str, filename: str) -> list[Message]:
     out = []
+    output = output.replace(f"'{filename}'", "'<input>'")   # "Missing .version ... file '/tmp/...'"
     for raw in output.splitlines():
         m = _MSG.match(raw.strip())
         if m:
@@ -122,7 +123,8 @@ class Verdict:
 
 def _split(messages: list[Message]):
     errors = [(m.line, m.text) for m in messages if m.severity in ("error", "fatal")]
-    warnings = [(m.line, m.text) for m in messages if m.severity == "warning"]
+    # "info" (e.g. "Potential out of bound access ...") is advice, kept with the warnings
+    warnings = [(m.line, m.text) for m in messages if m.severity in ("warning", "info")]
     return errors, warnings
 
 
@@ -195,7 +197,7 @@ class Batcher:
         out, again = {}, []
         for i, c in enumerate(cases[:settled]):
             errors, warnings = _split(shared + per_case[i])
-            if any(m.severity != "warning" for m in shared + per_case[i]):
+            if any(m.severity in ("error", "fatal") for m in shared + per_case[i]):
                 out[c.id] = Verdict("reject", errors, warnings, fatal=_fatal(shared + per_case[i]))
             else:
                 again.append(c)
