@@ -1004,7 +1004,8 @@ def _symbols():
 def _mutated_header(kind: str, text: str) -> tuple[str, ...]:
     version, target, size = ".version 9.0", ".target sm_90", ".address_size 64"
     if kind == "order":
-        return (target, version, size) if text == "swap" else (version, target, size, target)
+        return {"swap": (target, version, size), "repeat-target": (version, target, size, target),
+                "size-first": (version, size, target)}[text]
     if kind == "version":
         version = text
     elif kind == "target":
@@ -1025,6 +1026,7 @@ def _header_mutation():
         ("target", ".target sm_90, debug"), ("target", ".target sm_90 sm_80"),
         ("address_size", ".address_size 32"), ("address_size", ".address_size 16"),
         ("address_size", ""), ("order", "swap"), ("order", "repeat-target"),
+        ("order", "size-first"),
     ]
     for kind, text in variants:
         k = Kernel()
