@@ -19,7 +19,12 @@ decides how to combine it. Families:
   cache-policy operand without hint and vice versa, `.unified`, guards, ...), `ld.operands`
   (destination elements: mixed classes, repeats, undeclared, special registers, immediates) and
   `ld.multi` (two or three mutated loads in one kernel);
-* `header`: `.version` too old for `.target`, PTX versions newer than ptxas supports.
+* `ld.symbols`: addresses naming a function, a label, a float/predicate register; destinations of
+  non-register types; opcode near misses; a device function reading its return parameter;
+  wmma strides around the alignment rule;
+* `header` / `header.mutation`: `.version` too old for `.target`, PTX versions newer than ptxas
+  supports; unknown versions/targets, platform options, `.address_size 32`, misordered or
+  repeated header directives.
 
 Targets span sm_20 ... sm_121f; ptxas 13.0 generates code only from sm_75, so older `.target`s are
 assembled with `-arch=sm_75` (ptxas still applies the older target's rules). PTX 6.0 ... 9.0.
