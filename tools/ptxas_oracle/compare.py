@@ -29,7 +29,7 @@ LINE_TARGET = 97.0
 
 
 def checker():
-    """`ptxld.check` (importing the subpackage `ptxld.check` rebinds that name to the module)."""
+    """`ptxld.check` (older front ends let the subpackage `ptxld.check` shadow the function)."""
     import ptxld
     fn = ptxld.check
     return fn if callable(fn) else fn.check_source
