@@ -27,7 +27,7 @@ __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 def check_source(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
     """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises."""
     try:
-        module = parse(source, filename=filename)
+        module = parse(source, filename=filename, eager=False)  # operands are parsed (and checked) as the rules need them
     except RecursionError:
         return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                            filename=filename)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import difflib
 
 from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
+from ..ptx.operands import operand_names
 from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
 
@@ -32,6 +33,13 @@ def check_instruction_names(c: Checker, ins, mn: str) -> bool:
             c.emit("PTX0111", g.name.start, g.name.end, f"`{g.name.name}` is not a predicate register",
                    label=f"{getattr(var, 'type', '') or 'not a register'}",
                    help="compute a predicate with `setp` and guard with it")
+    if ins._operands is None and ins.load is None:
+        names = operand_names(ins)
+        if names is not None:
+            for name, start, end in names:
+                if name not in known:
+                    _name(c, ins, Name(name, start, end), known)
+            return True
     for op in ins.operands:
         cls = op.__class__
         if cls is Name:

@@ -23,6 +23,25 @@ _FAST_ITEM = re.compile(r"""\s*(?:
 )\s*(?P<sep>,|$)""", re.X)
 
 
+_ITEM_SRC = r"""\s*(?:[%A-Za-z_$][\w$]*(?:\.[a-z]\w*)?
+ |0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0
+ |\[\s*[%A-Za-z_$][\w$]*\s*(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\])\s*"""
+# the whole operand list in the fast-path grammar (a syntax check without building operands)
+_FAST_LIST = re.compile(rf"(?:{_ITEM_SRC},)*{_ITEM_SRC}|\s*", re.X)
+_NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
+
+
+def operand_names(ins) -> list[tuple[str, int, int]] | None:
+    """The names an instruction's operands use, as (name, start, end), found without building
+    operand objects; None when the operands are outside the fast-path grammar (parse them)."""
+    text = ins.operand_text
+    if _FAST_LIST.fullmatch(text) is None:
+        return None
+    base = ins.operand_start
+    return [(m.group(), base + m.start(), base + m.end()) for m in _NAME_USE.finditer(text)
+            if m.group() != "_"]
+
+
 def _fast_operands(text: str, base: int) -> list | None:
     out = []
     pos, n = 0, len(text)
