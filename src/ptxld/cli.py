@@ -14,7 +14,28 @@ import click
 from .io import InputError, read_ptx
 
 
+# Subcommands living with their subsystem, imported only when used (the emulator loads NumPy).
+_LAZY = {
+    "check": "ptxld.check.cli:check_cmd",
+    "explain": "ptxld.check.cli:explain_cmd",
+    "rules": "ptxld.check.cli:rules_cmd",
+    "run": "ptxld.emu.cli:run_cmd",
+    "sass": "ptxld.sass.cli:sass",
+    "wmma": "ptxld.wmma.cli:wmma_group",
+}
+
+
 class _Group(click.Group):
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(_LAZY))
+
+    def get_command(self, ctx, name):
+        if name in _LAZY and name not in self.commands:
+            import importlib
+            module, attr = _LAZY[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
     def main(self, *args, **kwargs):
         try:
             return super().main(*args, **kwargs)
@@ -108,25 +129,3 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
             click.echo(out, nl=False)
     sys.exit(status)
 
-
-def _register() -> None:
-    """Commands that live with their subsystem."""
-    from .check.cli import check_cmd, explain_cmd, rules_cmd
-    main.add_command(check_cmd)
-    main.add_command(explain_cmd)
-    main.add_command(rules_cmd)
-    try:
-        from .emu.cli import run_cmd
-        main.add_command(run_cmd)
-    except ImportError:  # emulator CLI not built yet
-        pass
-    from .wmma.cli import wmma_group
-    main.add_command(wmma_group)
-    try:
-        from .sass.cli import sass
-        main.add_command(sass)
-    except ImportError:
-        pass
-
-
-_register()

@@ -10,7 +10,7 @@ import types
 
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
-from ..ptx.parser import parse
+from ..ptx.parser import no_gc, parse
 from . import catalog  # noqa: F401 - registers the rules
 from .context import Checker
 from .gates import check_ld_gates
@@ -41,7 +41,8 @@ def check_source(source: str, *, filename: str = "<string>", strict: bool = Fals
 def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
     c = Checker(module, strict)
     try:
-        _run(c)
+        with no_gc():
+            _run(c)
     except RecursionError:
         c.diags.append(Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                                   filename=module.source.filename))

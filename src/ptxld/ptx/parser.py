@@ -9,6 +9,8 @@ Nothing here raises on bad input: problems become diagnostics on the module.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 
 from ..diagnostics import Diagnostic
@@ -33,6 +35,11 @@ _BLANK = re.compile(r"\s*")
 _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
 _FAST_REG = re.compile(r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*$")
+# a whole plain instruction statement: [@[!]guard] opcode operands ;  (group 4 set = it is a label)
+_FAST_STMT = re.compile(r"\s*(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)"
+                        r"(?:(\s*:(?!:))|([^;{}\"/#:]*);)")
+_FAST_REG_STMT = re.compile(r"\s*(\.reg)\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)"
+                            r"\s*(?:<\s*(\d+)\s*>)?\s*;")
 _FAST_INSTR = re.compile(r"(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)")
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
@@ -65,11 +72,25 @@ def syntax_error(module: Module, start: int, end: int, message: str, *, code: st
 def parse(text: str, *, filename: str = "<string>", eager: bool = True) -> Module:
     """Parse a PTX module. Never raises on bad PTX: errors are in `Module.diagnostics`."""
     module = Module(Source(text, filename))
-    _Parser(module).run()
-    if eager:
-        for ins in module.instructions:
-            ins.operands  # noqa: B018 - parse now so syntax errors are reported
+    with no_gc():
+        _Parser(module).run()
+        if eager:
+            for ins in module.instructions:
+                ins.operands  # noqa: B018 - parse now so syntax errors are reported
     return module
+
+
+@contextlib.contextmanager
+def no_gc():
+    """Building a big tree allocates millions of objects and no garbage: the cyclic collector's
+    passes over them cost a third of the time, so pause it."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class _Parser:
@@ -88,7 +109,20 @@ class _Parser:
         comments: list = []  # comment spans inside the pending statement
         inner = 0            # braces opened inside the pending statement (vectors, initializers)
         match = _COARSE.match
+        fast = _FAST_STMT.match
+        fast_reg = _FAST_REG_STMT.match
         while pos < n:
+            if pend < 0 and len(self.stack) > 1:
+                # the bulk of a big module: one regex match per plain instruction
+                f = fast(text, pos)
+                if f is not None and f.group(4) is None:
+                    self._fast_instruction(f)
+                    pos = f.end()
+                    continue
+                r = fast_reg(text, pos)
+                if r is not None and self._fast_register(r):
+                    pos = r.end()
+                    continue
             m = match(text, pos)
             kind = m.lastgroup
             s, e = m.start(), m.end()
@@ -363,6 +397,35 @@ class _Parser:
                           self.stack[-1][2], scope, labels)
         self.m.instructions.append(ins)
         self._add(ins)
+
+    def _fast_instruction(self, f: re.Match) -> None:
+        guard = None
+        if f.group(2):
+            guard = Guard(f.group(1) == "!", Name(f.group(2), f.start(2), f.end(2)), f.start(1) - 1, f.end(2))
+        top = self.stack[-1]
+        ins = Instruction(f.group(3), f.start(1) - 1 if guard else f.start(3), f.end(), f.start(3), f.end(3),
+                          f.group(5), guard, self.m, top[2], top[1], [])
+        self.m.instructions.append(ins)
+        top[0].items.append(ins)
+
+    def _fast_register(self, r: re.Match) -> bool:
+        """`.reg .b32 %r<4>;` / `.reg .pred p;` — False if the name repeats (the general path reports it)."""
+        top = self.stack[-1]
+        scope = top[1]
+        name = r.group(4)
+        var = Variable(name, ".reg", r.group(3), r.start(1), r.end(), vector=r.group(2),
+                       name_start=r.start(4), module=self.m, function=top[2])
+        if r.group(5) is not None:
+            var.range_count = int(r.group(5))
+            if name in scope.ranges:
+                return False
+            scope.ranges[name] = var
+        else:
+            if name in scope.names:
+                return False
+            scope.names[name] = var
+        top[0].items.append(var)
+        return True
 
     def _fast_statement(self, text: str, start: int, end: int) -> bool:
         """The common statements of big modules, without tokenizing: `.reg` declarations, `.loc`,
