@@ -11,9 +11,10 @@ decides how to combine it. Families:
   breaks), `wmma.legal` / `wmma.grid` (shape x matrix x type x layout x state space x stride),
   `wmma.fragments` (fragment x register class / register count), `ld.param` (return values,
   predicates, `::entry/::func`), `ld.func` (loads of device-function parameters);
+* `ld.gates`: each qualifier on every target at every PTX version where some gate opens (and the
+  one before);
 * seeded samples of larger products: `ld.grammar` (random qualifier sets shaped like the seeds'
-  syntax forms, any target/version), `ld.gates` (each qualifier on every target at the PTX
-  versions where some gate changes);
+  syntax forms, any target/version);
 * mutations of well-formed loads: `ld.mutation` and `wmma.mutation` (drop/duplicate/reorder/
   misspell a qualifier, wrong register class/width/arity, sinks, immediate and odd addresses,
   cache-policy operand without hint and vice versa, `.unified`, guards, ...), `ld.operands`
@@ -513,9 +514,8 @@ def _gate_instances() -> list[tuple[str, dict[str, str]]]:
 
 @family("ld.gates")
 def _gates():
-    """Each qualifier (completed to a natural load) on every target, at two PTX versions drawn
-    from the gate boundaries that target admits."""
-    rng = _rng("ld.gates")
+    """Each qualifier (completed to a natural load) on every target, at every PTX version where
+    some gate opens and the one before it (that the target admits)."""
     for name, partial in _gate_instances():
         q = complete(partial)
         if "space" not in q and name != "generic" and "mmio" not in q:
@@ -523,10 +523,10 @@ def _gates():
         if "nc" in q:
             q["space"] = ".global"
         for target in TARGETS:
-            vs = [v for v in BOUNDARY_VERSIONS if v in versions_for(target)]
-            for v in sorted(set(rng.sample(vs, min(2, len(vs))))):
-                k = Kernel()
-                yield v, target, k, build_ld(k, q), dict(feature=name)
+            for v in BOUNDARY_VERSIONS:
+                if v in versions_for(target):
+                    k = Kernel()
+                    yield v, target, k, build_ld(k, q), dict(feature=name)
 
 
 @family("ld.pairs")
