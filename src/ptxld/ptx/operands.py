@@ -20,12 +20,15 @@ _FAST_ITEM = re.compile(r"""\s*(?:
   (?P<name>[%A-Za-z_$][\w$]*)(?:\.(?P<comp>[a-z]\w*))?
  |(?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
  |\[\s*(?P<base>[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
+ |\{(?P<vec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}
 )\s*(?P<sep>,|$)""", re.X)
+_VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
 
 
 _ITEM_SRC = r"""\s*(?:[%A-Za-z_$][\w$]*(?:\.[a-z]\w*)?
  |0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0
- |\[\s*[%A-Za-z_$][\w$]*\s*(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\])\s*"""
+ |\[\s*[%A-Za-z_$][\w$]*\s*(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
+ |\{\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*\})\s*"""
 # the whole operand list in the fast-path grammar (a syntax check without building operands)
 _FAST_LIST = re.compile(rf"(?:{_ITEM_SRC},)*{_ITEM_SRC}|\s*", re.X)
 _NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
@@ -59,6 +62,12 @@ def _fast_operands(text: str, base: int) -> list | None:
             else:
                 out.append(Name(name, base + m.start("name"), base + m.end("comp" if g("comp") else "name"),
                                 g("comp")))
+        elif g("vec") is not None:
+            vs = m.start("vec")
+            items = [Sink(base + vs + v.start(), base + vs + v.end()) if v.group() == "_" else
+                     Name(v.group(), base + vs + v.start(), base + vs + v.end())
+                     for v in _VEC_ITEM.finditer(g("vec"))]
+            out.append(Vector(items, base + vs - 1, base + m.end("vec") + 1))
         elif g("num") is not None:
             s, e = m.start("num"), m.end("num")
             out.append(parse_number(Token("num", g("num"), base + s, base + e)))
