@@ -11,6 +11,8 @@ from ..io import InputError, read_ptx
 
 # Below this many bytes in total, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 2_000_000
+# One module this big is split by functions over the cores (see parallel.py).
+PARALLEL_MIN_BYTES_ONE = 1_000_000
 
 
 def _check_text(args):
@@ -47,6 +49,10 @@ def check_cmd(files, fmt, strict, color):
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
             results = list(pool.map(_check_text, jobs))
+    elif len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE and (os.cpu_count() or 1) > 1:
+        from .parallel import check_source_parallel
+        text, name, strict_ = jobs[0]
+        results = [check_source_parallel(text, filename=name, strict=strict_)]
     else:
         results = [_check_text(j) for j in jobs]
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
