@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
+from ..spec import ld as LD
 from . import errors as E
 from . import ptxtypes as T
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter
 from .program import CompileError, handler
 
-SPACES = (".global", ".shared", ".shared::cta", ".shared::cluster", ".local", ".const", ".param",
-          ".param::entry", ".param::func")
+SPACES = LD.GROUPS["space"]
 LD_TYPES = tuple(t for t in T.WIDTH if t[1] in "bsuf" and t[2:].isdigit())
 
 
@@ -38,6 +38,14 @@ def _vec(ins) -> int:
         if m in (".v2", ".v4", ".v8"):
             return int(m[2:])
     return 1
+
+
+def _global_only(model) -> bool:
+    """Qualifiers the seeds allow only on `.global` or on generic addresses that point into it
+    (spec.ld.ALLOWED_SPACES): `.mmio`, `.nc`, prefetch sizes, `.L2::cache_hint`, `.unified`, and
+    256-bit vectors."""
+    return bool(model.mmio or model.nc or model.get("prefetch") or model.get("cache_hint")
+                or model.is_256_bit or (model.address is not None and model.address.unified))
 
 
 class AddressOperand:
@@ -182,14 +190,9 @@ def compile_ld(op, prog):
     for x in items:
         dests.append(None if isinstance(x, Sink) else prog.dest(x, t, ins))
     aop = AddressOperand(prog, ops[1], space, ins)
-    if space == "generic" and aop.pvar is None and aop.uniform is None:
-        mods = {m for m, _, _ in ins.modifiers}
-        global_only = (mods & {".mmio", ".L2::cache_hint", ".L2::64B", ".L2::128B", ".L2::256B"}) \
-            or ops[1].unified or count * width == 256
-    else:
-        global_only = False
-    if ".nc" in {m for m, _, _ in ins.modifiers} and space == "generic":
-        global_only = True
+    model = ins.load  # None for ldu
+    global_only = (space == "generic" and aop.pvar is None and aop.uniform is None
+                   and model is not None and _global_only(model))
 
     def run(b, act):
         if global_only:
