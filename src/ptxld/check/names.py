@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 
 from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
-from ..ptx.operands import operand_names
+from ..ptx.operands import name_span, operand_names
 from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
 
@@ -33,12 +33,12 @@ def check_instruction_names(c: Checker, ins, mn: str) -> bool:
             c.emit("PTX0111", g.name.start, g.name.end, f"`{g.name.name}` is not a predicate register",
                    label=f"{getattr(var, 'type', '') or 'not a register'}",
                    help="compute a predicate with `setp` and guard with it")
-    if ins._operands is None and ins.load is None:
+    if ins._operands is None and mn != "ld" and mn != "wmma":
         names = operand_names(ins)
         if names is not None:
-            for name, start, end in names:
-                if name not in known:
-                    _name(c, ins, Name(name, start, end), known)
+            for name in names:
+                if name not in known and name != "_":
+                    _name(c, ins, name, known)
             return True
     for op in ins.operands:
         cls = op.__class__
@@ -75,10 +75,32 @@ def _operand(c: Checker, ins, op, known) -> None:
         _operand(c, ins, op.second, known)
 
 
-def _name(c: Checker, ins, n: Name, known: set) -> None:
-    name = n.name
+def _name(c: Checker, ins, n: Name | str, known: set) -> None:
+    """Mark a used name known, or report it undeclared (`n` is a Name, or a bare name found by
+    `operand_names`, whose span is looked up only to report it)."""
+    name = n if isinstance(n, str) else n.name
+    scope = ins.scope or ins.module.scope
+    # a name declared for an enclosing block is declared here too
+    s = scope.parent
+    while s is not None:
+        outer = c.known.get(s)
+        if outer is not None and name in outer:
+            known.add(name)
+            return
+        s = s.parent
+    found = scope.find(name)
+    if found is not None:
+        # known from here up to the declaring block, so sibling blocks find it on the way up
+        s = scope
+        while s is not None:
+            c.known.setdefault(s, set()).add(name)
+            if s is found[0]:
+                break
+            s = s.parent
+        return
     if c.lookup(ins, name) is not None or is_predefined(name) or name in c.labels_of(ins.function):
         known.add(name)
         return
-    c.emit("PTX0301", n.start, n.end, f"`{name}` is not declared", label="undeclared",
+    start, end = name_span(ins, name) if isinstance(n, str) else (n.start, n.end)
+    c.emit("PTX0301", start, end, f"`{name}` is not declared", label="undeclared",
            help="declare it (e.g. `.reg .b32 %r<N>;`) before use" if name.startswith("%") else "")

@@ -253,11 +253,16 @@ class Scope:
         self.labels: dict[str, LabelDef] = {}
 
     def lookup(self, name: str):
+        found = self.find(name)
+        return found[1] if found is not None else None
+
+    def find(self, name: str):
+        """(scope that declares `name`, its declaration), or None."""
         s = self
         while s is not None:
             v = s.names.get(name)
             if v is not None:
-                return v
+                return s, v
             if s.ranges:
                 stem = name.rstrip("0123456789")
                 if stem != name:
@@ -265,7 +270,7 @@ class Scope:
                     if r is not None:
                         digits = name[len(stem):]
                         if (digits == "0" or not digits.startswith("0")) and int(digits) < r.range_count:
-                            return r
+                            return s, r
             s = s.parent
         return None
 

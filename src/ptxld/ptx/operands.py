@@ -34,15 +34,21 @@ _FAST_LIST = re.compile(rf"(?:{_ITEM_SRC},)*{_ITEM_SRC}|\s*", re.X)
 _NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
 
 
-def operand_names(ins) -> list[tuple[str, int, int]] | None:
-    """The names an instruction's operands use, as (name, start, end), found without building
-    operand objects; None when the operands are outside the fast-path grammar (parse them)."""
+def operand_names(ins) -> list[str] | None:
+    """The names an instruction's operands use (`_` included), found without building operand
+    objects; None when the operands are outside the fast-path grammar (parse them instead)."""
     text = ins.operand_text
     if _FAST_LIST.fullmatch(text) is None:
         return None
-    base = ins.operand_start
-    return [(m.group(), base + m.start(), base + m.end()) for m in _NAME_USE.finditer(text)
-            if m.group() != "_"]
+    return _NAME_USE.findall(text)
+
+
+def name_span(ins, name: str) -> tuple[int, int]:
+    """Where `name` (from `operand_names`) first stands in the instruction's operands."""
+    for m in _NAME_USE.finditer(ins.operand_text):
+        if m.group() == name:
+            return ins.operand_start + m.start(), ins.operand_start + m.end()
+    return ins.operand_start, ins.operand_start + len(ins.operand_text)
 
 
 def _fast_operands(text: str, base: int) -> list | None:
