@@ -52,7 +52,23 @@ def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
                                   notes=["this is a bug in ptxld; please report it with the input"]))
     out = module.diagnostics + c.diags
     out.sort(key=Diagnostic.sort_key)
-    return out
+    return _capped(out, module.source.filename)
+
+
+MAX_DIAGNOSTICS = 500
+
+
+def _capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
+    """Garbage input can give an error per statement: report the first MAX_DIAGNOSTICS."""
+    if len(diags) <= MAX_DIAGNOSTICS:
+        return diags
+    kept = diags[:MAX_DIAGNOSTICS]
+    last = kept[-1]
+    errors = sum(d.severity == "error" for d in diags[MAX_DIAGNOSTICS:])
+    kept.append(Diagnostic("PTX0006", "error" if errors else "note",
+                           f"{len(diags) - MAX_DIAGNOSTICS} more diagnostics ({errors} errors) not shown",
+                           last.line, last.column, last.start, last.end, filename=filename))
+    return kept
 
 
 def _run(c: Checker) -> None:

@@ -55,9 +55,9 @@ def _one(d: Diagnostic, src, p) -> str:
         if prev is not None and ln > prev + 1:
             out.append(f"{p('blue', '...')}\n")
         prev = ln
-        text = src.line_text(ln).replace("\t", " ")
+        text, labels = _window(src.line_text(ln).replace("\t", " "), by_line[ln])
         out.append(f"{p('blue', str(ln).rjust(gutter) + ' |')} {text}\n")
-        out.extend(_markers(by_line[ln], pad, p, sev))
+        out.extend(_markers(labels, pad, p, sev))
     if d.section:
         out.append(f"{pad} {p('blue', '=')} {p('bold', 'note')}: {d.section}\n")
     for n in d.notes:
@@ -65,12 +65,30 @@ def _one(d: Diagnostic, src, p) -> str:
     help_text = d.help
     if d.fix is not None:
         fixed = _apply_fix(d, src)
-        if fixed is not None:
+        if fixed is not None and len(fixed) <= MAX_LINE:
             help_text = (help_text + ": " if help_text else "apply the fix: ") + f"`{fixed.strip()}`"
     if help_text:
         out.append(f"{p('help', 'help')}: {help_text}\n")
     out.append("\n")
     return "".join(out)
+
+
+MAX_LINE = 160  # longer source lines are shown as a window around the marked spans
+
+
+def _window(text: str, labels: list) -> tuple[str, list]:
+    """Cut a very long line down to the part around its labels, marking the cuts with `…`."""
+    if len(text) <= MAX_LINE:
+        return text, labels
+    lo = min(c for c, _, _, _ in labels) - 1
+    start = max(0, lo - 40)
+    stop = min(len(text), start + MAX_LINE - 20)
+    head = "…" if start > 0 else ""
+    shift = start - len(head)
+    shown = head + text[start:stop] + ("…" if stop < len(text) else "")
+    moved = [(c - shift, max(1, min(w, stop - (c - 1))), m, prim) for c, w, m, prim in labels
+             if start <= c - 1 < stop]
+    return shown, moved or [(len(head) + 1, 1, labels[0][2], labels[0][3])]
 
 
 def _markers(labels, pad, p, sev) -> list[str]:

@@ -56,10 +56,15 @@ def parse_number(tok: Token):
 class ExprParser:
     """Parses one expression from a token list starting at index `i`."""
 
+    MAX_OPERATORS = 10_000  # longer chains would exhaust the recursion of every tree walk
+    MAX_DEPTH = 100
+
     def __init__(self, toks: list[Token], i: int, end_offset: int):
         self.toks = toks
         self.i = i
         self.end_offset = end_offset
+        self.operators = 0
+        self.depth = 0
 
     def peek(self) -> Token | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -90,16 +95,29 @@ class ExprParser:
             if prec is None or prec <= min_prec - 1 or prec < min_prec:
                 break
             self.i += 1
+            self.operators += 1
+            if self.operators > self.MAX_OPERATORS:
+                raise ExprError(f"expression longer than {self.MAX_OPERATORS} operators", t)
             right = self.parse(prec + 1)
             left = Expr(t.text, [left, right], _start(left), _end(right))
         return left
 
     def unary(self):
         t = self.next()
+        self.operators += 1
+        if self.operators > self.MAX_OPERATORS:
+            raise ExprError(f"expression longer than {self.MAX_OPERATORS} operators", t)
         if t.kind == "op" and t.text in "-+!~" and len(t.text) == 1:
+            self.depth += 1
+            if self.depth > self.MAX_DEPTH:
+                raise ExprError(f"unary operators nested deeper than {self.MAX_DEPTH}", t)
             arg = self.unary()
+            self.depth -= 1
             return Expr("u" + t.text, [arg], t.start, _end(arg))
         if t.kind == "op" and t.text == "(":
+            self.depth += 1
+            if self.depth > self.MAX_DEPTH:
+                raise ExprError(f"parentheses nested deeper than {self.MAX_DEPTH}", t)
             nt = self.peek()
             if nt is not None and nt.kind == "dir" and nt.text in (".s64", ".u64"):
                 self.i += 1
@@ -112,6 +130,7 @@ class ExprParser:
             close = self.next()
             if close.text != ")":
                 raise ExprError("expected `)`", close)
+            self.depth -= 1
             return Expr("()", [inner], t.start, close.end)
         if t.kind == "num":
             return parse_number(t)
