@@ -89,7 +89,7 @@ def ptxas_command(path: Path, arch: str) -> list[str]:
 
 def in_process(path: Path, runs: int) -> dict:
     """Where ptxld's time goes without process start-up: parsing alone, and the whole check."""
-    from ptxld.check import check_source
+    from ptxld.checker import check_source
     from ptxld.ptx.parser import parse
     text = path.read_text()
     out = {}

@@ -28,7 +28,7 @@ def format(source: str) -> str:  # noqa: A001 - the contract's name
 
 def check(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
     """Everything `ptxld check` reports for this text, sorted by position."""
-    from .check import check_source
+    from .checker import check_source
     return check_source(source, filename=filename, strict=strict)
 
 

@@ -16,9 +16,9 @@ from .io import InputError, read_ptx
 
 # Subcommands living with their subsystem, imported only when used (the emulator loads NumPy).
 _LAZY = {
-    "check": "ptxld.check.cli:check_cmd",
-    "explain": "ptxld.check.cli:explain_cmd",
-    "rules": "ptxld.check.cli:rules_cmd",
+    "check": "ptxld.checker.cli:check_cmd",
+    "explain": "ptxld.checker.cli:explain_cmd",
+    "rules": "ptxld.checker.cli:rules_cmd",
     "run": "ptxld.emu.cli:run_cmd",
     "sass": "ptxld.sass.cli:sass",
     "wmma": "ptxld.wmma.cli:wmma_group",

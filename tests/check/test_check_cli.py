@@ -5,7 +5,7 @@ import json
 
 from click.testing import CliRunner
 
-from ptxld.check import cli as check_cli
+from ptxld.checker import cli as check_cli
 from ptxld.cli import main
 
 GOOD = (".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"

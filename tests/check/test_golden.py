@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from ptxas_util import PTXAS, assemble
-from ptxld.check import RULES, check_source
+from ptxld.checker import RULES, check_source
 
 GOLDEN = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "golden", "*.ptx")))
 _EXPECT = re.compile(r"//\s*expect:\s*((?:PTX\d{4}\s*)+)")

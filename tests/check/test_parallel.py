@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from ptxld.check import check_source
-from ptxld.check.parallel import check_source_parallel, function_bodies
+from ptxld.checker import check_source
+from ptxld.checker.parallel import check_source_parallel, function_bodies
 
 KERNELS = os.path.join(os.path.dirname(__file__), "..", "kernels", "ptx", "sm_90")
 
@@ -29,7 +29,7 @@ def test_function_bodies_are_top_level_function_blocks():
 
 @pytest.mark.parametrize("workers", [2, 3])
 def test_parallel_equals_sequential(monkeypatch, workers):
-    monkeypatch.setattr("ptxld.check.parallel.MIN_BYTES", 0)
+    monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
     text = _module_with_errors()
     seq = check_source(text, filename="m.ptx")
     par = check_source_parallel(text, filename="m.ptx", workers=workers)

@@ -6,8 +6,8 @@ import os
 
 import jsonschema
 
-from ptxld.check import check_source
-from ptxld.check.render import render_json, render_sarif, render_text, use_color
+from ptxld.checker import check_source
+from ptxld.checker.render import render_json, render_sarif, render_text, use_color
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 SRC = """.version 9.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 
 import ptxld
-from ptxld.check import MAX_DIAGNOSTICS
+from ptxld.checker import MAX_DIAGNOSTICS
 
 HEAD = ".version 8.0\n.target sm_90\n.entry k() {\n.reg .b32 %r<4>;\n"
 
@@ -23,7 +23,7 @@ def test_deep_nesting_is_an_error_on_its_line():
 
 
 def test_long_lines_are_shown_as_a_window_around_the_error():
-    from ptxld.check.render import MAX_LINE, render_text
+    from ptxld.checker.render import MAX_LINE, render_text
     text = HEAD + "add.s32 %r1, " + "+".join(["%r2"] * 20_000) + ";\n}\n"
     out = render_text(ptxld.check(text), text)
     assert max(len(line) for line in out.splitlines()) < MAX_LINE + 20

@@ -11,8 +11,8 @@ import re
 import pytest
 
 from ptxas_util import PTXAS, assemble, ptxas_version_ok
-from ptxld.check import all_rules, check_source
-from ptxld.check.docs import index_page, rule_page
+from ptxld.checker import all_rules, check_source
+from ptxld.checker.docs import index_page, rule_page
 
 RULES = all_rules()
 DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "rules")
@@ -47,7 +47,7 @@ def test_codes_are_stable_and_grouped():
 
 
 def test_rule_pages_are_current():
-    """docs/rules is generated from the registry (`python -m ptxld.check.docs docs/rules`)."""
+    """docs/rules is generated from the registry (`python -m ptxld.checker.docs docs/rules`)."""
     for r in RULES:
         with open(os.path.join(DOCS, f"{r.code}.md")) as f:
             assert f.read() == rule_page(r), f"docs/rules/{r.code}.md is stale"

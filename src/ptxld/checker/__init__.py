@@ -5,9 +5,6 @@ instruction-name and declared-name rules on every instruction, and the deep rule
 """
 from __future__ import annotations
 
-import sys
-import types
-
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
@@ -90,13 +87,3 @@ def _run(c: Checker) -> None:
             if isinstance(m, WmmaLoadModel):
                 check_wmma_load(c, ins, m)
 
-
-class _CallableModule(types.ModuleType):
-    """Importing this subpackage rebinds the attribute `ptxld.check` (the contract's function) to
-    the module; making the module callable keeps `ptxld.check(text)` working either way."""
-
-    def __call__(self, source: str, *, filename: str = "<string>", strict: bool = False):
-        return check_source(source, filename=filename, strict=strict)
-
-
-sys.modules[__name__].__class__ = _CallableModule
