@@ -7,9 +7,12 @@ formatting twice gives the same text. Comments between statements are kept in pl
 """
 from __future__ import annotations
 
+import re
+
 from .lexer import Token, tokenize
 from .nodes import Block, Directive, Function, Instruction, LabelDef, Module, Variable
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _NO_SPACE_BEFORE = {",", ";", ")", "]", "}", ":"}
 _NO_SPACE_AFTER = {"(", "[", "{", "@", "!"}
 _UNARY_CONTEXT = {None, ",", "(", "[", "{", "=", "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",
@@ -198,7 +201,7 @@ def variable_text(v: Variable) -> str:
         eq = src.find("=", v.name_start, v.end)
         semi = v.end - 1 if src[v.end - 1:v.end] == ";" else v.end
         if eq >= 0:
-            text += " = " + normalize(_strip_comments(src[eq + 1:semi]).rstrip().rstrip(";").rstrip(",") if False else _init_text(src, eq + 1, semi))
+            text += " = " + _init_text(src, eq + 1, semi)
     return text
 
 
@@ -218,8 +221,7 @@ def _init_text(src: str, start: int, stop: int) -> str:
 
 
 def _strip_comments(text: str) -> str:
-    import re
-    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
+    return _COMMENT.sub(" ", text)
 
 
 def directive_text(d: Directive) -> str:
