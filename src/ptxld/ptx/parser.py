@@ -40,7 +40,6 @@ _FAST_STMT = re.compile(r"\s*(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\
                         r"(?:(\s*:(?!:))|([^;{}\"/#:]*);)")
 _FAST_REG_STMT = re.compile(r"\s*(\.reg)\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)"
                             r"\s*(?:<\s*(\d+)\s*>)?\s*;")
-_FAST_INSTR = re.compile(r"(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)")
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
@@ -200,10 +199,7 @@ class _Parser:
             if c == ";":
                 if pend < 0:
                     continue  # empty statement
-                if eol:
-                    self.statement(pend, s, e, comments)
-                else:
-                    self.statement(pend, s, e, comments)
+                self.statement(pend, s, e, comments)
                 pend, eol = -1, False
                 continue
             if c == "{":
@@ -320,8 +316,8 @@ class _Parser:
                   missing_semicolon: bool = False, before_block: bool = False) -> None:
         text = self._stmt_text(start, stop, comments) if comments else self.text[start:stop]
         in_function = len(self.stack) > 1
-        if in_function and not missing_semicolon:
-            if self._fast_statement(text, start, end):
+        if in_function and not missing_semicolon and text[0] == ".":
+            if self._quick_directive(text, start, end):
                 return
         if missing_semicolon and not _EOL_RE.match(text.lstrip()) is not None:
             if not in_function and self._top_is_header_only(text):
@@ -409,67 +405,37 @@ class _Parser:
         top[0].items.append(ins)
 
     def _fast_register(self, r: re.Match) -> bool:
-        """`.reg .b32 %r<4>;` / `.reg .pred p;` — False if the name repeats (the general path reports it)."""
+        """`.reg .b32 %r<4>;` matched by `_FAST_REG_STMT` in the scanner loop."""
+        return self._register(r.group(4), r.group(3), r.group(2), r.group(5), r.start(1), r.end(),
+                              r.start(4))
+
+    def _register(self, name: str, vtype: str, vector: str | None, count: str | None, start: int,
+                  end: int, name_start: int) -> bool:
+        """Declare a `.reg` without tokenizing; False if the name repeats (the general path
+        reports it)."""
         top = self.stack[-1]
         scope = top[1]
-        name = r.group(4)
-        var = Variable(name, ".reg", r.group(3), r.start(1), r.end(), vector=r.group(2),
-                       name_start=r.start(4), module=self.m, function=top[2])
-        if r.group(5) is not None:
-            var.range_count = int(r.group(5))
-            if name in scope.ranges:
-                return False
-            scope.ranges[name] = var
-        else:
-            if name in scope.names:
-                return False
-            scope.names[name] = var
+        var = Variable(name, ".reg", vtype, start, end, vector=vector, name_start=name_start,
+                       module=self.m, function=top[2])
+        table = scope.ranges if count is not None else scope.names
+        if name in table:
+            return False
+        if count is not None:
+            var.range_count = int(count)
+        table[name] = var
         top[0].items.append(var)
         return True
 
-    def _fast_statement(self, text: str, start: int, end: int) -> bool:
-        """The common statements of big modules, without tokenizing: `.reg` declarations, `.loc`,
-        and instructions without labels. Returns False to take the general path."""
-        c0 = text[0]
-        if c0 == ".":
-            if _EOL_RE.match(text) is not None and text.startswith(".loc"):
-                self._add(Directive(".loc", text.split()[1:], start, start + len(text.rstrip()),
-                                    raw=text.rstrip()))
-                return True
-            m = _FAST_REG.match(text)
-            if m is None:
-                return False
-            name = m.group(3)
-            scope = self.stack[-1][1]
-            var = Variable(name, ".reg", m.group(2), start, end, vector=m.group(1),
-                           name_start=start + m.start(3), module=self.m, function=self.stack[-1][2])
-            if m.group(4) is not None:
-                var.range_count = int(m.group(4))
-                scope.ranges[name] = var
-            else:
-                if name in scope.names:
-                    return False  # let the general path report the duplicate
-                scope.names[name] = var
-            self._add(var)
+    def _quick_directive(self, text: str, start: int, end: int) -> bool:
+        """`.loc` lines and `.reg` declarations without tokenizing (debug PTX has one `.loc` per
+        source line). False: take the general path."""
+        if text.startswith(".loc") and _EOL_RE.match(text) is not None:
+            raw = text.rstrip()
+            self._add(Directive(".loc", raw.split()[1:], start, start + len(raw), raw=raw))
             return True
-        m = _FAST_INSTR.match(text)
-        if m is None:
-            return False
-        rest = m.end()
-        colon = _BLANK.match(text, rest).end()
-        if text.startswith(":", colon) and not text.startswith("::", colon):
-            return False  # a label
-        guard = None
-        if m.group(2):
-            name_s = start + m.start(2)
-            name_e = start + m.end(2)
-            guard = Guard(m.group(1) == "!", Name(m.group(2), name_s, name_e), start + m.start(), name_e)
-        ins = Instruction(m.group(3), start, end, start + m.start(3), start + rest, text[rest:], guard,
-                          self.m, self.stack[-1][2], self.stack[-1][1], [])
-        self.m.instructions.append(ins)
-        block = self.stack[-1][0]
-        block.items.append(ins)
-        return True
+        m = _FAST_REG.match(text)
+        return m is not None and self._register(m.group(3), m.group(2), m.group(1), m.group(4), start,
+                                                end, start + m.start(3))
 
     def _top_is_header_only(self, text: str) -> bool:
         words = text.split()
