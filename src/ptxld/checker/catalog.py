@@ -364,7 +364,8 @@ register(
          "A destination register wider than the specified type may be used ... (Table 28). "
          "As ptxas 13.0 applies it (B8): .bN loads go to any register of at least N bits; .uN/.sN to "
          ".b/.u/.s (and .f16x2) registers of at least N bits; .f32/.f64 to a float register of the "
-         "same size or a .b register at least as wide; .b128 only to .b128; never to .pred.",
+         "same size or a .b register at least as wide (in a vector destination also to .u/.s "
+         "registers of the same size); .b128 only to .b128; never to .pred.",
          E(body="ld.global.u32 %f1, [%rd0];"),
          E(body="ld.global.f32 %f1, [%rd0];"),
          ptxas="error: Arguments mismatch for instruction 'ld'"),
@@ -379,10 +380,14 @@ register(
     Rule("PTX0306", "vector-elements-mixed", "error",
          "the registers of a vector destination have different sizes or incompatible types",
          "PTX ISA 6.4.3 (vector operands)",
-         "A brace-enclosed vector operand is a list of scalar registers of the same type.",
+         "A brace-enclosed vector operand is a list of scalar registers of the same type. As "
+         "ptxas 13.0 applies it: all elements have one size (a .pred register counts as 32 bits), "
+         "and each element's type goes with its left neighbour's (a .b type goes with any, .u with "
+         ".s); a vector of mixed types is typed as the .b type of that size.",
          E(body="ld.global.v2.u32 {%r1, %rd1}, [%rd0];"),
          E(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
-         ptxas="error: Incompatible elements of vector expression"),
+         ptxas="error: Incompatible elements of vector expression (mixed types: Vector with "
+               "elements of different types are not allowed in ld instruction)"),
     Rule("PTX0307", "address-register-type", "error",
          "an address register must have an integer or bit-size type of at most 64 bits",
          ADDR,

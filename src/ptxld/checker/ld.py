@@ -391,32 +391,41 @@ def _vector_types(c: Checker, ins, m, items) -> None:
         elif not isinstance(x, Sink):
             c.emit("PTX0303", x.start, x.end, "vector elements must be registers", label="not a register")
             return
-    real = [(x, t) for x, t in types if t[0] != "pred"]
-    if not real:
-        if types:
-            x, t = types[0]
-            _type_error(c, m, x, t)
+    if not types:
         return
-    x0, t0 = real[0]
-    for x, t in real[1:]:
-        if t[1] != t0[1]:
+    if all(t[0] == "pred" for _, t in types):
+        x, t = types[0]
+        _type_error(c, m, x, t)
+        return
+    # ptxas 13.0, measured over pairs and 4-tuples of register classes: elements must have one
+    # size (a predicate counts as 32 bits: "Incompatible elements of vector expression"); each
+    # element's type must go with its left neighbour's, where a `.b` type goes with any type and
+    # `.u` with `.s` ("Vector with elements of different types are not allowed in ld
+    # instruction"). A vector of mixed types is then typed as the bit-size type of that size.
+    x0, t0 = next((x, t) for x, t in types if t[0] != "pred")
+    for x, t in types:
+        if _element_bits(t) != _element_bits(t0):
             c.emit("PTX0306", x.start, x.end, "the vector mixes registers of different sizes",
-                   label=f"{t[1]}-bit", secondary=[(x0.start, x0.end, f"{t0[1]}-bit")])
+                   label=_element_label(t), secondary=[(x0.start, x0.end, _element_label(t0))])
             return
-    kinds = {t[0] for _, t in real}
-    if len(kinds) == 1:
-        vt = t0
-    elif "b" in kinds:
-        vt = ("b", t0[1])
-    elif kinds <= {"u", "s"}:
-        vt = ("u", t0[1])
-    else:
-        a, ta = next((x, t) for x, t in real if t[0] != t0[0])
-        c.emit("PTX0306", a.start, a.end, "the vector mixes registers of different types",
-               label=type_name(ta), secondary=[(x0.start, x0.end, type_name(t0))])
-        return
-    if m.type and not dest_compatible(m.type, vt):
+    for (xa, ta), (x, t) in zip(types, types[1:]):
+        a, b = ta[0], t[0]
+        if a != b and "b" not in (a, b) and {a, b} != {"u", "s"}:
+            c.emit("PTX0306", x.start, x.end, "the vector mixes registers of different types",
+                   label=type_name(t), secondary=[(xa.start, xa.end, type_name(ta))],
+                   help="use registers of one type, or bit-size (`.b`) registers")
+            return
+    vt = t0 if len({t[0] for _, t in types}) == 1 else ("b", t0[1])
+    if m.type and not dest_compatible(m.type, vt, vector=True):
         _type_error(c, m, x0, vt)
+
+
+def _element_bits(t) -> int:
+    return 32 if t[0] == "pred" else t[1]
+
+
+def _element_label(t) -> str:
+    return "predicate (32-bit to ptxas)" if t[0] == "pred" else f"{t[1]}-bit"
 
 
 def _cache_policy(c: Checker, ins, m) -> None:

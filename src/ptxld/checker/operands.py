@@ -15,8 +15,12 @@ def type_name(t) -> str:
     return f".{kind}{bits}" if kind in ("b", "u", "s", "f") else f".{kind}"
 
 
-def dest_compatible(itype: str, reg: tuple[str, int]) -> bool:
-    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28; ptxas-vs-seeds B8)."""
+def dest_compatible(itype: str, reg: tuple[str, int], *, vector: bool = False) -> bool:
+    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28; ptxas-vs-seeds B8).
+
+    ptxas 13.0 is looser for vector destinations: `.v2/.v4/.v8 .f32` into `.u32/.s32` and
+    `.v2/.v4 .f64` into `.u64/.s64` registers pass, while the scalar forms are rejected
+    (measured over every vector length x type x register class)."""
     ik, ib = LD.TYPES[itype]
     rk, rb = reg
     if rk == "pred" or rb < ib:
@@ -26,7 +30,7 @@ def dest_compatible(itype: str, reg: tuple[str, int]) -> bool:
     if ik in ("u", "s"):
         return rk in ("b", "u", "s", "f16x2")
     if ik == "f":
-        return (rk == "f" and rb == ib) or rk == "b"
+        return (rk == "f" and rb == ib) or rk == "b" or (vector and rk in ("u", "s") and rb == ib and ib >= 32)
     return False
 
 
