@@ -536,7 +536,9 @@ register(
     Rule("PTX0507", "wmma-fragment-size", "error",
          "the fragment has the wrong number of registers",
          "PTX ISA 9.7.14.4.1 (Matrix Fragments for WMMA)",
-         "The destination operand r is a brace-enclosed vector expression that can hold the fragment.",
+         "The destination operand r is a brace-enclosed vector expression that can hold the fragment; "
+         "ptxas 13.0 also takes a `.v2/.v4/.v8` qualifier only when it equals the fragment's register "
+         "count (measured on every fragment).",
          E(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3}, [%rd0];"),
          E(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
          ptxas="error: Argument vector size mismatch for instruction 'wmma.load.a'"),
@@ -558,8 +560,9 @@ register(
     Rule("PTX0510", "wmma-outside-seed", "warning",
          "accepted by ptxas but not part of the seed's `wmma.load`",
          WMMA + "; ptxas-vs-seeds A11, A12",
-         "The seed's grammar has no .v8, no sink in the fragment, a 32-bit stride, and .ctype .s32 only "
-         "for .m8n8k32/.m8n8k128; ptxas 13.0 accepts all of these.",
+         "The seed's grammar has no .v2/.v4/.v8, no sink in the fragment, a 32-bit stride, and .ctype "
+         ".s32 only for .m8n8k32/.m8n8k128; ptxas 13.0 accepts all of these (.vN when N is the "
+         "fragment's register count and N elements fit in 128 bits).",
          E(body="wmma.load.c.sync.aligned.row.m8n8k32.f32 {%f0, %f1}, [%rd0];"),
          E(body="wmma.load.c.sync.aligned.row.m8n8k32.s32 {%r0, %r1}, [%rd0];"),
          ptxas="accepted", seed_only=True),

@@ -24,17 +24,6 @@ def check_wmma_load(c: Checker, ins, m) -> None:
         first = q[group]
         c.emit("PTX0501", s, e, f"two {group} qualifiers: `.{first[0]}` and `{text}`", label="repeated",
                secondary=[(first[1], first[2], "first here")], help="keep one", fix="" if text[1:] == first[0] else None)
-    vec = q.get("vec")
-    if vec:
-        if vec[0] in W.ACCEPTED_EXTRA_QUALIFIERS and m.type in W.ELEMENT_BITS and 8 * W.ELEMENT_BITS[m.type] > 128:
-            c.emit("PTX0216", vec[1], vec[2], f"`.{vec[0]}` of `.{m.type}` is {8 * W.ELEMENT_BITS[m.type]} bits wide",
-                   label="wider than 128 bits", help="remove it", fix="")
-        elif vec[0] in W.ACCEPTED_EXTRA_QUALIFIERS:
-            c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the seed's `wmma.load` syntax",
-                   label="ignored by ptxas", help="remove it", fix="")
-        else:
-            c.emit("PTX0501", vec[1], vec[2], f"`.{vec[0]}` is not a qualifier of `wmma.load`",
-                   label="ptxas then expects another fragment size", help="remove it", fix="")
     op_end = ins.opcode_start + len(ins.opcode)
     missing = [what for g, what in _REQUIRED if g not in q]
     for what in missing:
@@ -78,6 +67,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                        f"matrix {m.matrix.upper()} of `.{m.type}` must be `.{spec.layouts[0]}`",
                        label="layout not allowed", help=f"write `.{spec.layouts[0]}`", fix="." + spec.layouts[0])
             check_wmma_gates(c, spec, m)
+    _vector_qualifier(c, m, spec)
     ops = ins.operands
     if not ops:
         return
@@ -100,6 +90,28 @@ def check_wmma_load(c: Checker, ins, m) -> None:
         c.emit("PTX0221", a.end - 8, a.end, "the seed's `wmma.load` has no `.unified` operand",
                label="`.unified`", help="remove it", fix="")
     _stride(c, ins, m, spec)
+
+
+def _vector_qualifier(c: Checker, m, spec) -> None:
+    """`.v2/.v4/.v8`, outside the seed's grammar: ptxas 13.0 takes `.vN` exactly when N is the
+    fragment's register count and N elements of the type fit in 128 bits (measured on every
+    fragment); otherwise "Argument vector size mismatch" / "Vector type too large"."""
+    vec = m.quals.get("vec")
+    if not vec:
+        return
+    n = int(vec[0][1:])
+    bits = n * W.ELEMENT_BITS.get(m.type, 0)
+    if bits > 128:
+        c.emit("PTX0216", vec[1], vec[2], f"`.{vec[0]}` of `.{m.type}` is {bits} bits wide",
+               label="wider than 128 bits", help="remove it", fix="")
+    elif spec is not None and n != spec.nregs:
+        c.emit("PTX0507", vec[1], vec[2],
+               f"`.{vec[0]}` does not match the {spec.nregs} register(s) of a `.{m.matrix}` `.{m.type}` "
+               f"fragment of `.{m.shape}`", label=f"{spec.nregs} registers expected",
+               help="remove it" + (f", or write `.v{spec.nregs}`" if spec.nregs > 1 else ""), fix="")
+    else:
+        c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the seed's `wmma.load` syntax",
+               label="ignored by ptxas", help="remove it", fix="")
 
 
 def _fragment(c: Checker, ins, m, spec) -> None:
