@@ -59,7 +59,11 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
     base = a.base
     var = c.lookup(ins, base.name)
     if var is None:
-        return  # PTX0301
+        if base.name in c.labels_of(ins.function):
+            c.emit("PTX0315", base.start, base.end, f"`{base.name}` is a label, not a variable",
+                   label="not data", help="load from a variable or a register holding an address",
+                   notes=["ptxas 13.0: Illegal to use symbol of type unexpected as address operand"])
+        return  # otherwise undeclared: PTX0301
     kind = getattr(var, "kind", "")
     if kind != "variable":
         c.emit("PTX0315", base.start, base.end, f"`{base.name}` is a {kind or 'label'}, not a variable",
