@@ -111,6 +111,16 @@ register(
          E(body="setp.ne.u32 %p1, %r1, 0;\n@%p1 ld.global.u32 %r2, [%rd0];"),
          ptxas="error: Predicate expression expected"),
 
+    Rule("PTX0112", "target-before-release-table", "warning",
+         "the release table admits this target only from a later PTX ISA version; ptxas 13.0 "
+         "accepts it already",
+         "PTX ISA 11.1.2 (.target), 13 (release notes); ptxas 13.0",
+         "The release notes add sm_88 in PTX ISA 9.0; ptxas 13.0 accepts `.target sm_88` from "
+         "`.version 7.3` on (measured at every version).",
+         E(module=_module(".version 8.8\n.target sm_88\n.address_size 64")),
+         E(module=_module(".version 9.0\n.target sm_88\n.address_size 64")),
+         ptxas="accepted", seed_only=True),
+
     # ------------------------------------------------------------------ PTX02xx ld qualifiers
     Rule("PTX0201", "unknown-qualifier", "error",
          "a qualifier that `ld` does not have",

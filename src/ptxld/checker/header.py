@@ -11,6 +11,9 @@ REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
 # Fundamental types a register may be declared with (PTX ISA 5.2.1) and ptxas's opaque types.
 REGISTER_TYPES = frozenset({".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
                             ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred"})
+# Targets ptxas 13.0 accepts before the release table's version (measured): target -> first
+# .version ptxas accepts. Below the table's version they are a seed-only warning (PTX0112).
+PTXAS_EARLY_TARGETS = {"sm_88": (7, 3)}
 _REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?(?:\.v\d\s+)?(\.\w+)")
 
 
@@ -119,6 +122,12 @@ def _check_target(c: Checker, d) -> None:
             new = T.RENAMED_FROM_9_0[name]
             c.emit("PTX0110", s, e, f"`{name}` was renamed `{new}` in PTX ISA 9.0",
                    label="old name", help=f"write `{new}`", fix=new if arg == name else None)
+        elif v < intro and v >= PTXAS_EARLY_TARGETS.get(name, intro):
+            c.emit("PTX0112", s, e,
+                   f"the release table introduces `.target {arg}` in PTX ISA {fmt_version(intro)}; "
+                   f"the module is {fmt_version(v)}",
+                   label=f"ptxas 13.0 accepts it from PTX ISA {fmt_version(PTXAS_EARLY_TARGETS[name])}",
+                   help=f"use `.version {fmt_version(intro)}` or later for portable PTX")
         elif v < intro:
             c.emit("PTX0106", s, e,
                    f"PTX ISA {fmt_version(v)} does not support `.target {arg}`",
