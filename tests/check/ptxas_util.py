@@ -18,7 +18,7 @@ def assemble(text: str, *, compile_only: bool = False, tries: int = 1) -> tuple[
     m = _TARGET.search(text)
     arch = "sm_90"
     if m:
-        t = m.group(1).split(",")[0].strip().replace("compute_", "sm_")
+        t = (m.group(1).replace(",", " ").split() or ["sm_90"])[0].replace("compute_", "sm_")
         t = {"sm_101": "sm_110", "sm_101a": "sm_110a", "sm_101f": "sm_110f"}.get(t, t)  # renamed in 9.0
         num = re.match(r"sm_(\d+)", t)
         if num:

@@ -121,6 +121,32 @@ register(
          E(module=_module(".version 9.0\n.target sm_88\n.address_size 64")),
          ptxas="accepted", seed_only=True),
 
+    Rule("PTX0113", "unknown-directive", "error",
+         "a statement starts with a `.name` that is no PTX directive (an instruction written with a dot)",
+         "PTX ISA 4.3 (Table 3, PTX directives)",
+         "Directive keywords begin with a dot; instruction keywords do not. ptxas rejects any other "
+         "`.name` at the start of a statement as a syntax error.",
+         E(body=".ld.global.u32 %r1, [%rd0];"),
+         E(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="fatal: Parsing error near '.ld': syntax error"),
+    Rule("PTX0114", "target-list-syntax", "error",
+         "`.target` takes the architecture first, then options, separated by single commas",
+         "PTX ISA 11.1.2 (.target)",
+         ".target stringlist — a comma-separated list of one architecture and platform options; "
+         "ptxas 13.0 rejects a missing comma, an empty entry and an option before the architecture.",
+         E(module=_module(".version 9.0\n.target sm_90 texmode_unified\n.address_size 64")),
+         E(module=_module(".version 9.0\n.target sm_90, texmode_unified\n.address_size 64")),
+         ptxas="fatal: Parsing error near 'texmode_unified': syntax error (option first: Target "
+               "architecture not defined at start of file)"),
+    Rule("PTX0115", "target-option-unsupported", "error",
+         "a `.target` option ptxas 13.0 cannot honour for this module",
+         "PTX ISA 11.1.2 (.target); ptxas 13.0",
+         "map_f64_to_f32 applies to targets below sm_13 only; `debug` needs the module's DWARF "
+         "sections (measured: any `.section` satisfies ptxas, none is an error).",
+         E(module=_module(".version 9.0\n.target sm_90, debug\n.address_size 64")),
+         E(module=_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="error: Debug information not found in presence of .target debug"),
+
     # ------------------------------------------------------------------ PTX02xx ld qualifiers
     Rule("PTX0201", "unknown-qualifier", "error",
          "a qualifier that `ld` does not have",

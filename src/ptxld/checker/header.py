@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from ..spec import targets as T
+from ..spec.opcodes import DIRECTIVES, MNEMONICS
 from .context import Checker, fmt_version
 
 # Register types that are gated (PTX ISA 5.2; measured with ptxas 13.0): type -> (min PTX, min sm).
@@ -30,8 +31,13 @@ def check_header(c: Checker) -> None:
     versions = [it for it in items if _is(it, ".version")]
     if not versions or first is None or not (_is(first, ".version")):
         at = first.start if first is not None else 0
+        secondary = []
+        if _is(first, ".target") and len(items) > 1:
+            # ptxas reads the statement after a leading `.target` before it complains
+            secondary = [(first.start, first.start + len(".target"), "`.target` before `.version`")]
+            at = items[1].start
         c.emit("PTX0101", at, at + 1, "the module does not start with `.version`",
-               label="`.version` expected before this" if first is not None else "",
+               label="`.version` expected first" if first is not None else "", secondary=secondary,
                help="start the module with `.version 9.0` (or the version it is written for)")
     for extra in versions[1:]:
         c.emit("PTX0101", extra.start, extra.start + len(".version"), "`.version` is given twice",
@@ -46,9 +52,17 @@ def check_header(c: Checker) -> None:
             c.emit("PTX0104", at, at + 1, "`.target` must come right after `.version`",
                    label="found this instead" if second is not None else "",
                    help="add `.target sm_XX` on the line after `.version`")
-    for it in items:
+    leading = True  # `.version` followed by one or more `.target`s
+    for i, it in enumerate(items):
         if _is(it, ".target"):
+            if i > 0 and not leading:  # ptxas: "Parsing error near '.target'"
+                c.emit("PTX0104", it.start, it.start + len(".target"),
+                       "`.target` can only follow `.version` (or another `.target`)",
+                       label="misplaced `.target`", help="remove it, or move it right after `.version`")
             _check_target(c, it)
+        elif i > 0:
+            leading = False
+    _check_directive_names(c)
     sizes = [it for it in items if _is(it, ".address_size")]
     for i, it in enumerate(sizes):
         idx = items.index(it)
@@ -97,12 +111,31 @@ def _check_target(c: Checker, d) -> None:
     text = c.source.text
     v = c.module.version
     pos = d.start + len(".target")
-    for arg in d.args:
+    arch = None
+    for i, arg in enumerate(d.args):
         s = text.find(arg, pos, d.end)
         if s < 0:
             s = d.start
         e = s + len(arg)
+        if not _target_separator(c, d, i, text[pos:s], s, e):
+            return
         pos = e
+        if T.parse_target(arg) is not None:
+            arch = T.parse_target(arg)
+        elif arg in T.PLATFORM_OPTIONS and i == 0:
+            c.emit("PTX0114", s, e, f"the `.target` list must start with the architecture, not `{arg}`",
+                   label="option first", help="write `.target sm_XX, " + arg + "`")
+            return
+        if arg == "map_f64_to_f32" and arch is not None and arch.number >= 13:
+            c.emit("PTX0115", s, e, f"`map_f64_to_f32` is not supported on `{arch.name}`",
+                   label="only for targets below sm_13", help="remove it", fix="")
+            continue
+        if arg == "debug" and not any(_is(it, ".section") for it in c.module.items):
+            c.emit("PTX0115", s, e, "`.target debug` needs DWARF sections (`.section .debug_info` ...)",
+                   label="no `.section` in the module",
+                   help="remove `debug`, or let the compiler emit the debug sections (`-G`)",
+                   notes=["ptxas 13.0: Debug information not found in presence of .target debug"])
+            continue
         if arg in T.PLATFORM_OPTIONS:
             need = T.PLATFORM_OPTIONS[arg]
             if v is not None and v < need:
@@ -133,6 +166,39 @@ def _check_target(c: Checker, d) -> None:
                    f"PTX ISA {fmt_version(v)} does not support `.target {arg}`",
                    label=f"introduced in PTX ISA {fmt_version(intro)}",
                    help=f"use `.version {fmt_version(intro)}` or later")
+
+
+def _target_separator(c: Checker, d, i: int, between: str, s: int, e: int) -> bool:
+    """`.target` entries are separated by exactly one comma; False after reporting."""
+    commas = between.count(",")
+    if i == 0 or commas == 1:
+        return True
+    if commas == 0:
+        c.emit("PTX0114", s, e, "`.target` entries are separated by commas", label="comma missing before this",
+               help=f"write `, {c.source.text[s:e]}`")
+    else:
+        c.emit("PTX0114", s, e, "an empty entry in the `.target` list", label="after an extra comma",
+               help="remove the extra comma")
+    return False
+
+
+def _check_directive_names(c: Checker) -> None:
+    """A statement that starts with an unknown `.name` (e.g. `.ld.global.u32`): ptxas's syntax error."""
+    stack = list(c.module.items)  # a walk of the statements: ~30 ms for a 4 MB module
+    while stack:
+        it = stack.pop()
+        k = getattr(it, "kind", None)
+        if k == "directive" and it.name not in DIRECTIVES:
+            name = it.name
+            ins = MNEMONICS.__contains__(name[1:].split(".")[0])
+            c.emit("PTX0113", it.start, it.start + len(name), f"`{name}` is not a PTX directive",
+                   label="unknown directive",
+                   help=f"instructions are written without a leading dot: `{name[1:]}`" if ins else "",
+                   fix=name[1:] if ins else None)
+        elif k == "function" and it.body is not None:
+            stack.extend(it.body.items)
+        elif k == "block":
+            stack.extend(it.items)
 
 
 def _check_declarations(c: Checker) -> None:

@@ -44,3 +44,15 @@ _NUMBERED = re.compile(r"%(?:envreg\d+|pm\d+(?:_64)?|reserved_smem_offset_\d+)")
 
 def is_predefined(name: str) -> bool:
     return name in SPECIAL_REGISTERS or (name.startswith("%") and _NUMBERED.fullmatch(name) is not None)
+
+
+#: Every PTX directive keyword (PTX ISA 9.2 Table 3 "PTX Directives", plus the variable
+#: attributes and state spaces a declaration may start with). A statement that starts with any
+#: other `.name` is a syntax error to ptxas 13.0 ("Parsing error near '.ld'").
+DIRECTIVES: frozenset[str] = frozenset("""
+.address_size .alias .align .branchtargets .callprototype .calltargets .common .const .entry
+.explicitcluster .extern .file .func .global .loc .local .maxclusterrank .maxnctapersm .maxnreg
+.maxntid .minnctapersm .noreturn .param .pragma .reg .reqnctapercluster .reqntid .section .shared
+.sreg .target .tex .version .visible .weak .abi_preserve .abi_preserve_control .blocksareclusters
+.attribute .ptr .texref .samplerref .surfref
+""".split())
