@@ -648,7 +648,7 @@ register(
     Rule("PTX0701", "ptxas-crash", "warning",
          "ptxas 13.0 crashes (segmentation fault) on this input",
          PTXAS + " §5",
-         "Measured: .v8 with a 16-bit type into 16-bit registers; ld.param of a .param variable "
+         "Measured: .v8 with an 8- or 16-bit type into registers of that size; ld.param of a .param variable "
          "declared inside a kernel; an undeclared name with .unified (deterministic); .v8 32-bit into "
          "64-bit registers, .v8 of 8/16-bit types outside .global (some runs).",
          E(body="{\n.param .b32 arg0;\nst.param.b32 [arg0], %r1;\nld.param.b32 %r2, [arg0];\n}"),

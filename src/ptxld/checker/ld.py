@@ -197,11 +197,15 @@ def _widths(c: Checker, m) -> None:
 
 def _v8_crashes(c: Checker, m) -> None:
     """`.v8` forms on which ptxas 13.0 segfaults (ptxas-vs-seeds 5.1, 5.2)."""
-    widths = {t[1] for t in (destination_types(c, m.instruction, d) for d in m.dests) if t}
+    types = [t for t in (destination_types(c, m.instruction, d) for d in m.dests) if t]
+    widths = {t[1] for t in types}
     vec = m.quals["vec"]
     why = None
-    if m.type_bits == 16 and 16 in widths:
-        why, always = "`.v8` of a 16-bit type into 16-bit registers", True
+    # 8- and 16-bit types into registers of their own size: a segfault every run (when the
+    # registers pass the type check; otherwise ptxas reports the mismatch first).
+    if m.type_bits in (8, 16) and widths == {m.type_bits} and all(
+            dest_compatible(m.type, t, vector=True) for t in types):
+        why, always = f"`.v8` of a {m.type_bits}-bit type into {m.type_bits}-bit registers", True
     elif m.type_bits == 32 and 64 in widths:
         why, always = "`.v8` of a 32-bit type into 64-bit registers", False
     elif m.type_bits < 32 and m.space_base not in (None, ".global"):
