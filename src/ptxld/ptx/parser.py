@@ -33,7 +33,7 @@ _COARSE = re.compile(r"""
 """, re.X | re.S)
 _BLANK = re.compile(r"\s*")
 _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
-_INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
+_INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
 _FAST_REG = re.compile(r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*$")
 # a whole plain instruction statement: [@[!]guard] opcode operands ;  (group 4 set = it is a label)
 _FAST_STMT = re.compile(r"\s*(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)"
@@ -154,6 +154,8 @@ class _Parser:
                         continue
                 if eol:
                     nl = text.find("\n", max(s, pend), e)
+                    while nl >= 0 and text[pend:nl].rstrip().endswith(","):
+                        nl = text.find("\n", nl + 1, e)  # `.target sm_90,` continues on the next line
                     if nl >= 0:
                         self.statement(pend, nl, nl, comments)
                         pend, eol = -1, False
