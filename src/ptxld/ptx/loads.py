@@ -16,8 +16,8 @@ Span = tuple[int, int]
 
 
 @dataclass(slots=True, eq=False)
-class LoadModel:
-    """One `ld` / `ld.global.nc` instruction, slot by slot (slot names = `spec.ld.GROUPS`)."""
+class _Load:
+    """What every load-family model has: its qualifier slots and its operands."""
     instruction: Instruction
     quals: dict[str, tuple[str, int, int]]           # group -> (qualifier, start, end)
     unknown: list[tuple[str, int, int]] = field(default_factory=list)
@@ -25,14 +25,23 @@ class LoadModel:
     dests: list = field(default_factory=list)        # Name | Sink, one per vector element
     dest_operand: object = None                      # the operand as written (Name or Vector)
     address: Address | None = None
-    cache_policy: object = None
     extra_operands: list = field(default_factory=list)
-
-    form = "ld"
 
     def get(self, group: str) -> str | None:
         q = self.quals.get(group)
         return q[0] if q else None
+
+    @property
+    def type(self) -> str | None:
+        return self.get("type")
+
+
+@dataclass(slots=True, eq=False)
+class LoadModel(_Load):
+    """One `ld` / `ld.global.nc` instruction, slot by slot (slot names = `spec.ld.GROUPS`)."""
+    cache_policy: object = None
+
+    form = "ld"
 
     @property
     def nc(self) -> bool:
@@ -59,10 +68,6 @@ class LoadModel:
     def space_base(self) -> str | None:
         s = self.get("space")
         return LD.SPACE_BASE[s] if s else None
-
-    @property
-    def type(self) -> str | None:
-        return self.get("type")
 
     @property
     def vec(self) -> str | None:
@@ -98,23 +103,12 @@ class LoadModel:
 
 
 @dataclass(slots=True, eq=False)
-class WmmaLoadModel:
-    """One `wmma.load.{a,b,c}` instruction."""
-    instruction: Instruction
-    quals: dict[str, tuple[str, int, int]]   # matrix, sync, aligned, layout, shape, space, type, vec
-    unknown: list[tuple[str, int, int]] = field(default_factory=list)
-    repeated: list[tuple[str, str, int, int]] = field(default_factory=list)
-    dests: list = field(default_factory=list)
-    dest_operand: object = None
-    address: Address | None = None
+class WmmaLoadModel(_Load):
+    """One `wmma.load.{a,b,c}` instruction (groups: matrix, sync, aligned, layout, shape, space,
+    type, vec)."""
     stride: object = None
-    extra_operands: list = field(default_factory=list)
 
     form = "wmma.load"
-
-    def get(self, group: str) -> str | None:
-        q = self.quals.get(group)
-        return q[0] if q else None
 
     @property
     def matrix(self) -> str | None:
@@ -127,10 +121,6 @@ class WmmaLoadModel:
     @property
     def shape(self) -> str | None:
         return self.get("shape")
-
-    @property
-    def type(self) -> str | None:
-        return self.get("type")
 
     @property
     def space(self) -> str | None:
@@ -184,16 +174,7 @@ def _ld_model(ins: Instruction) -> LoadModel:
             model.repeated.append((g, text, s, e))
         else:
             model.quals[g] = (text, s, e)
-    ops = ins.operands
-    if ops:
-        d = ops[0]
-        model.dest_operand = d
-        model.dests = list(d.items) if isinstance(d, Vector) else [d]
-    if len(ops) > 1 and isinstance(ops[1], Address):
-        model.address = ops[1]
-    if len(ops) > 2:
-        model.cache_policy = ops[2]
-    model.extra_operands = ops[3:]
+    model.cache_policy = _fill_operands(model, ins)
     return model
 
 
@@ -209,6 +190,13 @@ def _wmma_model(ins: Instruction) -> WmmaLoadModel:
             model.repeated.append((g, text, s, e))
         else:
             model.quals[g] = (text[1:], s, e)
+    model.stride = _fill_operands(model, ins)
+    return model
+
+
+def _fill_operands(model: _Load, ins: Instruction):
+    """`d, [a] {, third}`: set the destinations and address; return the third operand (the
+    cache policy of ld, the stride of wmma.load) or None."""
     ops = ins.operands
     if ops:
         d = ops[0]
@@ -216,10 +204,8 @@ def _wmma_model(ins: Instruction) -> WmmaLoadModel:
         model.dests = list(d.items) if isinstance(d, Vector) else [d]
     if len(ops) > 1 and isinstance(ops[1], Address):
         model.address = ops[1]
-    if len(ops) > 2:
-        model.stride = ops[2]
     model.extra_operands = ops[3:]
-    return model
+    return ops[2] if len(ops) > 2 else None
 
 
 def describe_operand(op) -> dict:
