@@ -40,6 +40,27 @@ def _vec(ins) -> int:
     return 1
 
 
+def _access(ins) -> tuple[str, str, int, int, int]:
+    """(state space, type, vector length, type width in bits, bytes moved) of an ld/st."""
+    t = _type(ins)
+    count = _vec(ins)
+    width = T.WIDTH[t]
+    return _space(ins), t, count, width, width // 8 * count
+
+
+def _elements(prog, ins, node, count: int, what: str) -> list:
+    """The registers of a data operand, one per vector element: `{a, _, c}`, a scalar, or a
+    `.v2/.v4` register variable used whole (its .x/.y/.z/.w)."""
+    items = node.items if isinstance(node, Vector) else [node]
+    if isinstance(node, Name):
+        v = prog.lookup(node.name, ins)
+        if isinstance(v, Variable) and v.vector and node.component is None:
+            items = [Name(node.name, node.start, node.end, c) for c in "xyzw"[:int(v.vector[2:])]]
+    if len(items) != count:
+        raise CompileError(f"{count} {what} expected, found {len(items)}")
+    return items
+
+
 def _global_only(model) -> bool:
     """Qualifiers the seeds allow only on `.global` or on generic addresses that point into it
     (spec.ld.ALLOWED_SPACES): `.mmio`, `.nc`, prefetch sizes, `.L2::cache_hint`, `.unified`, and
@@ -170,25 +191,12 @@ def _require_global(b, aop, act, what):
 @handler("ld", "ldu")
 def compile_ld(op, prog):
     ins = op.ins
-    space = _space(ins)
-    t = _type(ins)
-    count = _vec(ins)
-    width = T.WIDTH[t]
-    nbytes = width // 8 * count
+    space, t, count, width, nbytes = _access(ins)
     ops = ins.operands
     if len(ops) < 2 or not isinstance(ops[1], Address):
         raise CompileError("ld needs a destination and an address `[a]`")
-    dnode = ops[0]
-    dests = []
-    items = dnode.items if isinstance(dnode, Vector) else [dnode]
-    if isinstance(dnode, Name):
-        v = prog.lookup(dnode.name, ins)
-        if isinstance(v, Variable) and v.vector and dnode.component is None:
-            items = [Name(dnode.name, dnode.start, dnode.end, c) for c in "xyzw"[:int(v.vector[2:])]]
-    if len(items) != count:
-        raise CompileError(f"{count} destination register(s) expected, found {len(items)}")
-    for x in items:
-        dests.append(None if isinstance(x, Sink) else prog.dest(x, t, ins))
+    items = _elements(prog, ins, ops[0], count, "destination register(s)")
+    dests = [None if isinstance(x, Sink) else prog.dest(x, t, ins) for x in items]
     aop = AddressOperand(prog, ops[1], space, ins)
     model = ins.load  # None for ldu
     global_only = (space == "generic" and aop.pvar is None and aop.uniform is None
@@ -207,22 +215,11 @@ def compile_ld(op, prog):
 @handler("st")
 def compile_st(op, prog):
     ins = op.ins
-    space = _space(ins)
-    t = _type(ins)
-    count = _vec(ins)
-    width = T.WIDTH[t]
-    nbytes = width // 8 * count
+    space, t, count, width, nbytes = _access(ins)
     ops = ins.operands
     if len(ops) < 2 or not isinstance(ops[0], Address):
         raise CompileError("st needs an address `[a]` and a source")
-    snode = ops[1]
-    items = snode.items if isinstance(snode, Vector) else [snode]
-    if isinstance(snode, Name):
-        v = prog.lookup(snode.name, ins)
-        if isinstance(v, Variable) and v.vector and snode.component is None:
-            items = [Name(snode.name, snode.start, snode.end, c) for c in "xyzw"[:int(v.vector[2:])]]
-    if len(items) != count:
-        raise CompileError(f"{count} source value(s) expected, found {len(items)}")
+    items = _elements(prog, ins, ops[1], count, "source value(s)")
     keep = [not isinstance(x, Sink) for x in items]
     srcs = [None if isinstance(x, Sink) else prog.source(x, t, ins) for x in items]
     aop = AddressOperand(prog, ops[0], space, ins)
