@@ -134,3 +134,7 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
             click.echo(out, nl=False)
     sys.exit(status)
 
+
+
+if __name__ == "__main__":
+    main()
