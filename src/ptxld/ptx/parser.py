@@ -36,9 +36,9 @@ _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
 _FAST_REG = re.compile(r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*$")
 # a whole plain instruction statement: [@[!]guard] opcode operands ;  (group 4 set = it is a label)
-_FAST_STMT = re.compile(r"\s*(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)"
+_FAST_STMT = re.compile(r"(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)"
                         r"(?:(\s*:(?!:))|([^;{}\"/#:]*);)")
-_FAST_REG_STMT = re.compile(r"\s*(\.reg)\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)"
+_FAST_REG_STMT = re.compile(r"(\.reg)\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)"
                             r"\s*(?:<\s*(\d+)\s*>)?\s*;")
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
@@ -109,10 +109,14 @@ class _Parser:
         inner = 0            # braces opened inside the pending statement (vectors, initializers)
         match = _COARSE.match
         fast = _FAST_STMT.match
+        blank = _BLANK.match
         fast_reg = _FAST_REG_STMT.match
         while pos < n:
             if pend < 0 and len(self.stack) > 1:
                 # the bulk of a big module: one regex match per plain instruction
+                pos = blank(text, pos).end()
+                if pos >= n:
+                    break
                 f = fast(text, pos)
                 if f is not None and f.group(4) is None:
                     self._fast_instruction(f)
