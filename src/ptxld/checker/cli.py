@@ -1,6 +1,7 @@
 """`ptxld check`, `ptxld explain`, `ptxld rules`."""
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sys
@@ -33,6 +34,8 @@ def check_cmd(files, fmt, strict, color):
 
     Exit status: 0 no errors, 1 errors found, 2 a file could not be read."""
     from .render import render_json, render_sarif, render_text, use_color
+    # A short-lived process building one big tree: the cyclic collector would only walk it.
+    gc.disable()
     texts, io_failed = [], False
     for file in files:
         try:

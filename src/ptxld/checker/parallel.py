@@ -7,6 +7,7 @@ by more than one worker (module-level ones) are kept once.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import re
@@ -17,29 +18,30 @@ from ..diagnostics import Diagnostic
 # Below this size one process is faster than starting workers.
 MIN_BYTES = 1_000_000
 
-# Comments and strings (whose braces do not count), braces, and statement ends.
-_SCAN = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"?|[{};]', re.S)
+# Comments and strings (whose braces do not count), and braces.
+_SCAN = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"?|[{}]', re.S)
 _HEADER = re.compile(r"\.(?:entry|func)\b")
 
 
 def function_bodies(text: str) -> list[tuple[int, int]]:
     """(start, end) of the inside of every top-level function body `{ ... }`."""
-    bodies, depth, stmt_start, open_at = [], 0, 0, -1
+    bodies, depth, last_close, open_at = [], 0, 0, -1
     for m in _SCAN.finditer(text):
         c = m.group()
         if c == "{":
             if depth == 0:
-                open_at = m.end() if _HEADER.search(text, stmt_start, m.start()) else -1
+                # the statement this `{` belongs to starts after the last top-level `;` or `}`
+                # (a `;` in a comment only hides a header: that body is then not split)
+                start = max(last_close, text.rfind(";", last_close, m.start()) + 1)
+                open_at = m.end() if _HEADER.search(text, start, m.start()) else -1
             depth += 1
         elif c == "}":
             depth -= 1
             if depth == 0:
                 if open_at >= 0:
                     bodies.append((open_at, m.start()))
-                stmt_start = m.end()
+                last_close = m.end()
             depth = max(depth, 0)
-        elif c == ";" and depth == 0:
-            stmt_start = m.end()
     return bodies
 
 
@@ -59,6 +61,7 @@ _TEXT = ""
 
 def _work(args) -> list[Diagnostic]:
     from . import check_source
+    gc.disable()  # a worker builds one tree and exits
     others, filename, strict = args
     return check_source(_blank(_TEXT, others), filename=filename, strict=strict)
 
@@ -71,16 +74,13 @@ def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool
     bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES else []
     if len(bodies) < 2:
         return check_source(text, filename=filename, strict=strict)
-    # split the bodies into `workers` contiguous groups of about equal size
-    total = sum(e - s for s, e in bodies)
-    groups, acc, current = [], 0, []
-    for b in bodies:
-        current.append(b)
-        acc += b[1] - b[0]
-        if acc >= total * (len(groups) + 1) / workers and len(groups) < workers - 1:
-            groups.append(current)
-            current = []
-    groups.append(current)
+    # balance the work: each body, largest first, to the worker with the fewest statements so far
+    load = [0] * workers
+    groups: list[list[tuple[int, int]]] = [[] for _ in range(workers)]
+    for b in sorted(bodies, key=lambda b: text.count(";", *b), reverse=True):
+        k = load.index(min(load))
+        groups[k].append(b)
+        load[k] += text.count(";", *b)
     groups = [g for g in groups if g]
     jobs = []
     for i in range(len(groups)):
