@@ -21,6 +21,8 @@ _FAST_ITEM = re.compile(r"""\s*(?:
  |(?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
  |\[\s*(?P<base>[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
  |\{(?P<vec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}
+ |-(?P<negnum>\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))
+ |\[\s*(?P<tbase>[%A-Za-z_$][\w$]*)\s*,\s*\{(?P<tvec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}\s*\]
 )\s*(?P<sep>,|$)""", re.X)
 _VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
 
@@ -28,7 +30,9 @@ _VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
 _ITEM_SRC = r"""\s*(?:[%A-Za-z_$][\w$]*(?:\.[a-z]\w*)?
  |0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0
  |\[\s*[%A-Za-z_$][\w$]*\s*(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
- |\{\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*\})\s*"""
+ |\{\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*\}
+ |-\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0)
+ |\[\s*[%A-Za-z_$][\w$]*\s*,\s*\{\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*\}\s*\])\s*"""
 # the whole operand list in the fast-path grammar (a syntax check without building operands)
 _FAST_LIST = re.compile(rf"(?:{_ITEM_SRC},)*{_ITEM_SRC}|\s*", re.X)
 _NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
@@ -69,11 +73,18 @@ def _fast_operands(text: str, base: int) -> list | None:
                 out.append(Name(name, base + m.start("name"), base + m.end("comp" if g("comp") else "name"),
                                 g("comp")))
         elif g("vec") is not None:
-            vs = m.start("vec")
-            items = [Sink(base + vs + v.start(), base + vs + v.end()) if v.group() == "_" else
-                     Name(v.group(), base + vs + v.start(), base + vs + v.end())
-                     for v in _VEC_ITEM.finditer(g("vec"))]
-            out.append(Vector(items, base + vs - 1, base + m.end("vec") + 1))
+            out.append(_vector(g("vec"), base + m.start("vec")))
+        elif g("negnum") is not None:
+            lit = g("negnum").lstrip()
+            s = m.end("negnum") - len(lit)
+            value = parse_number(Token("num", lit, base + s, base + m.end("negnum"))).value
+            out.append(Int(-value, "", base + m.start("negnum") - 1, base + m.end("negnum")))
+        elif g("tbase") is not None:
+            # texture/surface operand `[tex, {coordinates}]`
+            b = Name(g("tbase"), base + m.start("tbase"), base + m.end("tbase"))
+            start = base + text.index("[", m.start())
+            end = base + text.index("]", m.end("tvec")) + 1
+            out.append(Address(b, 0, start, end, items=[_vector(g("tvec"), base + m.start("tvec"))]))
         elif g("num") is not None:
             s, e = m.start("num"), m.end("num")
             out.append(parse_number(Token("num", g("num"), base + s, base + e)))
@@ -96,6 +107,13 @@ def _fast_operands(text: str, base: int) -> list | None:
         if pos >= n:
             return None  # trailing comma
     return out
+
+
+def _vector(inner: str, at: int) -> Vector:
+    """`{a, _, c}` whose inside `inner` starts at offset `at`."""
+    items = [Sink(at + v.start(), at + v.end()) if v.group() == "_" else Name(v.group(), at + v.start(), at + v.end())
+             for v in _VEC_ITEM.finditer(inner)]
+    return Vector(items, at - 1, at + len(inner) + 1)
 
 
 def parse_operands(ins, *, fast: bool = True) -> list:
