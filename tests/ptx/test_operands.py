@@ -48,3 +48,16 @@ def test_minus_offset_is_a_syntax_error_with_fix_hint():
     [d] = module.diagnostics
     assert (d.line, d.severity) == (6, "error")
     assert "+-8" in d.help
+
+
+@pytest.mark.parametrize("line, expected", [
+    (".foo 1", [(4, "PTX0113"), (5, "PTX0001")]),   # ptxas: error on line 4; the function survives
+    (".global .u32 g", [(5, "PTX0001")]),          # ptxas: "Parsing error near '.visible'", line 5
+    (".visible .func f(.param .b32 a)", []),       # old-style prototype without `;`: ptxas accepts
+])
+def test_a_module_level_statement_without_semicolon_does_not_swallow_the_next_function(line, expected):
+    import ptxld
+    src = (".version 8.0\n.target sm_90\n.address_size 64\n" + line +
+           "\n.visible .entry k()\n{\n.reg .b32 %r<2>;\nmov.b32 %r1, 1;\n}\n")
+    assert [(d.line, d.code) for d in ptxld.check(src) if d.severity == "error"] == expected
+    assert "k" in ptxld.parse(src).functions

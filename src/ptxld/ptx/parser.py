@@ -45,7 +45,6 @@ _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _SPACES = {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
 _FUNC_KW = {".entry", ".func"}
-_HEADER_START = (".visible", ".extern", ".weak", ".func", ".entry")
 # a new top-level statement starting on its own line (ends a legacy prototype written without `;`)
 _TOPLEVEL_LINE = re.compile(r"\n[ \t]*(?=\.(?:visible|extern|weak|func|entry|file|global|const|shared|"
                             r"tex|local|version|target|loc|section)\b)")
@@ -149,10 +148,10 @@ class _Parser:
                         continue
                     pend, comments, inner = b, [], 0
                     eol = _EOL_RE.match(text, b) is not None
-                elif len(self.stack) == 1 and text.startswith(_HEADER_START, pend):
-                    cut = self._legacy_prototype_end(pend, s, e)
+                if not eol and not inner and len(self.stack) == 1 and text.startswith(".", pend):
+                    cut = self._legacy_prototype_end(pend, max(s, pend), e)
                     if cut >= 0:
-                        self.statement(pend, cut, cut, comments)
+                        self.statement(pend, cut, cut, comments, missing_semicolon=True)
                         pend = -1
                         pos = cut
                         continue
@@ -248,11 +247,13 @@ class _Parser:
             self.close_block(n, n)
 
     def _legacy_prototype_end(self, pend: int, s: int, e: int) -> int:
-        """Old PTX writes `.func` prototypes without `;`: cut before the next top-level line."""
+        """A module-level statement left without `;` (old PTX writes `.func` prototypes so; a
+        typo leaves others so) ends before the next line that starts a top-level statement,
+        so it does not swallow the function after it."""
         for m in _TOPLEVEL_LINE.finditer(self.text, s, e):
             cut = m.end()
             seg = self.text[pend:cut]
-            if seg.count("(") == seg.count(")") and seg.split(None, 2)[:2] != [".entry"]:
+            if seg.count("(") == seg.count(")"):
                 return cut
         return -1
 
@@ -444,8 +445,9 @@ class _Parser:
                                                 end, start + m.start(3))
 
     def _top_is_header_only(self, text: str) -> bool:
-        words = text.split()
-        return bool(words) and (words[0] in _FUNC_KW or words[0] in _LINKAGE)
+        """A function prototype (old PTX leaves out their `;`)."""
+        words = [w for w in text.split(None, 4) if w not in _LINKAGE]
+        return bool(words) and (words[0] in _FUNC_KW or words[0].startswith((".func(", ".entry(")))
 
     def _bad_toplevel(self, text: str, start: int, b: int) -> None:
         word = text[b:].split(None, 1)[0][:40]
