@@ -15,26 +15,22 @@ class OperandError(Exception):
 
 
 # Fast path for the operand shapes that make up nearly all real code: registers, names,
-# `%tid.x`, plain literals and `[reg]` / `[reg+imm]` / `[reg+-imm]` addresses, comma separated.
-_FAST_ITEM = re.compile(r"""\s*(?:
+# `%tid.x`, plain and negative literals, `[reg]` / `[reg+imm]` / `[reg+-imm]` addresses, brace
+# vectors with sinks and texture operands `[tex, {coords}]`, comma separated.
+_ITEM = r"""(?:
   (?P<name>[%A-Za-z_$][\w$]*)(?:\.(?P<comp>[a-z]\w*))?
  |(?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
  |\[\s*(?P<base>[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
  |\{(?P<vec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}
  |-(?P<negnum>\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))
  |\[\s*(?P<tbase>[%A-Za-z_$][\w$]*)\s*,\s*\{(?P<tvec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}\s*\]
-)\s*(?P<sep>,|$)""", re.X)
+)"""
+_FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
 _VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
-
-
-_ITEM_SRC = r"""\s*(?:[%A-Za-z_$][\w$]*(?:\.[a-z]\w*)?
- |0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0
- |\[\s*[%A-Za-z_$][\w$]*\s*(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
- |\{\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*\}
- |-\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0)
- |\[\s*[%A-Za-z_$][\w$]*\s*,\s*\{\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*\}\s*\])\s*"""
-# the whole operand list in the fast-path grammar (a syntax check without building operands)
-_FAST_LIST = re.compile(rf"(?:{_ITEM_SRC},)*{_ITEM_SRC}|\s*", re.X)
+# The same grammar without its groups, for the whole operand list at once: a syntax check that
+# builds no operands (the names pass of the checker uses it).
+_PLAIN_ITEM = re.sub(r"\(\?P<\w+>", "(?:", _ITEM)
+_FAST_LIST = re.compile(rf"(?:\s*{_PLAIN_ITEM}\s*,)*\s*{_PLAIN_ITEM}\s*|\s*", re.X)
 _NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
 
 

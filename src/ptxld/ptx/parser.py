@@ -34,12 +34,13 @@ _COARSE = re.compile(r"""
 _BLANK = re.compile(r"\s*")
 _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
-_FAST_REG = re.compile(r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*$")
 # a whole plain instruction statement: [@[!]guard] opcode operands ;  (group 4 set = it is a label)
 _FAST_STMT = re.compile(r"(?:@(!?)([A-Za-z_$%][\w$]*)\s+)?([a-z][\w$]*(?:(?:\.|::)[\w$]+)*)"
                         r"(?:(\s*:(?!:))|([^;{}\"/#:]*);)")
-_FAST_REG_STMT = re.compile(r"(\.reg)\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)"
-                            r"\s*(?:<\s*(\d+)\s*>)?\s*;")
+# `.reg [.vN] .type name[<N>]`: groups vector, type, name, count
+_REG_DECL = r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*"
+_FAST_REG_STMT = re.compile(_REG_DECL + ";")   # in the scanner, with its `;`
+_FAST_REG = re.compile(_REG_DECL + "$")        # a statement's text (the `;` already cut off)
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
@@ -413,20 +414,19 @@ class _Parser:
 
     def _fast_register(self, r: re.Match) -> bool:
         """`.reg .b32 %r<4>;` matched by `_FAST_REG_STMT` in the scanner loop."""
-        return self._register(r.group(4), r.group(3), r.group(2), r.group(5), r.start(1), r.end(),
-                              r.start(4))
+        return self._register(r, r.start(), r.end(), 0)
 
-    def _register(self, name: str, vtype: str, vector: str | None, count: str | None, start: int,
-                  end: int, name_start: int) -> bool:
-        """Declare a `.reg` without tokenizing; False if the name repeats (the general path
-        reports it)."""
+    def _register(self, r: re.Match, start: int, end: int, base: int) -> bool:
+        """Declare the `.reg` matched by `_REG_DECL` (match offsets + `base` = module offsets)
+        without tokenizing; False if the name repeats (the general path reports it)."""
+        vector, vtype, name, count = r.groups()
         top = self.stack[-1]
         scope = top[1]
-        var = Variable(name, ".reg", vtype, start, end, vector=vector, name_start=name_start,
-                       module=self.m, function=top[2])
         table = scope.ranges if count is not None else scope.names
         if name in table:
             return False
+        var = Variable(name, ".reg", vtype, start, end, vector=vector, name_start=base + r.start(3),
+                       module=self.m, function=top[2])
         if count is not None:
             var.range_count = int(count)
         table[name] = var
@@ -441,8 +441,7 @@ class _Parser:
             self._add(Directive(".loc", raw.split()[1:], start, start + len(raw), raw=raw))
             return True
         m = _FAST_REG.match(text)
-        return m is not None and self._register(m.group(3), m.group(2), m.group(1), m.group(4), start,
-                                                end, start + m.start(3))
+        return m is not None and self._register(m, start, end, start)
 
     def _top_is_header_only(self, text: str) -> bool:
         """A function prototype (old PTX leaves out their `;`)."""
