@@ -98,7 +98,7 @@ def _name(c: Checker, ins, n: Name | str, known: set) -> None:
                 break
             s = s.parent
         return
-    if c.lookup(ins, name) is not None or is_predefined(name) or name in c.labels_of(ins.function):
+    if is_predefined(name) or name in c.labels_of(ins.function):
         known.add(name)
         return
     start, end = name_span(ins, name) if isinstance(n, str) else (n.start, n.end)
