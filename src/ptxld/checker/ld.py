@@ -398,8 +398,9 @@ def _vector_types(c: Checker, ins, m, items) -> None:
     if not types:
         return
     if all(t[0] == "pred" for _, t in types):
-        x, t = types[0]
-        _type_error(c, m, x, t)
+        if m.type:  # without a type, PTX0224 has said what is wrong
+            x, t = types[0]
+            _type_error(c, m, x, t)
         return
     # ptxas 13.0, measured over pairs and 4-tuples of register classes: elements must have one
     # size (a predicate counts as 32 bits: "Incompatible elements of vector expression"); each
