@@ -35,6 +35,10 @@ def reference(kind: str, vals: list[float], fmt: str, mode: str, ftz: bool) -> i
         if kind == "sqrt":
             x = vals[0]
             return -1 if (math.isnan(x) or x < 0) else ref_round(x, fmt, mode)
+        if kind == "fma" and math.isfinite(vals[0]) and math.isfinite(vals[1]):
+            # fused: the product of finite a, b is exact and finite, whatever its size; only c
+            # is not finite (a*b in floats could overflow to inf and make inf - inf = NaN)
+            return -1 if math.isnan(vals[2]) else ref_round(vals[2], fmt, mode)
         f = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
              "fma": lambda a, b, c: a * b + c, "div": lambda a, b: a / b}[kind]
         return ref_round(f(*vals), fmt, mode)
