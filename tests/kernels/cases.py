@@ -668,7 +668,9 @@ TRANSFORM = np.dtype([("scale", "<f4"), ("bias", "<f4"), ("offset", "<i4"), ("st
 
 
 def _struct_args():
-    t = np.array([(1.5, -0.25, 7, -3, -1, 0.1)], dtype=TRANSFORM)[0]
+    t = np.zeros(1, dtype=TRANSFORM)  # zeroed first: the padding bytes are passed too
+    t[0] = (1.5, -0.25, 7, -3, -1, 0.1)
+    t = t[0]
     x = _rng().uniform(-10, 10, NM).astype(np.float32)
     return [t, x, np.zeros(NM, np.float32), np.zeros(NM, np.int32), np.zeros(NM, np.float64), np.int32(NM)]
 
