@@ -36,3 +36,30 @@ def test_parallel_equals_sequential(monkeypatch, workers):
     assert [(d.code, d.line, d.column, d.message) for d in par] == \
            [(d.code, d.line, d.column, d.message) for d in seq]
     assert sum(d.code == "PTX0109" for d in seq) == 2
+
+
+def _dies_in_a_child(job):
+    if os.getpid() != _PARENT:
+        os._exit(3)  # a child that dies without sending anything
+    return job * 2
+
+
+_PARENT = os.getpid()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_share_whose_child_dies_is_redone_in_the_parent():
+    from ptxld.checker.parallel import fork_map
+    assert fork_map(_dies_in_a_child, [1, 2, 3]) == [2, 4, 6]
+
+
+def test_skipped_bodies_are_parsed_empty_and_the_rest_is_unchanged():
+    from ptxld.ptx.parser import parse
+    text = _module_with_errors()
+    bodies = function_bodies(text)
+    skip = dict(bodies[1::2])
+    full, part = parse(text, eager=False), parse(text, eager=False, skip_bodies=skip)
+    assert [f.name for f in part.functions.values()] == [f.name for f in full.functions.values()]
+    kept = [i for i in full.instructions if not any(s <= i.start < e for s, e in skip.items())]
+    assert [(i.start, i.opcode) for i in part.instructions] == [(i.start, i.opcode) for i in kept]
+    assert len(kept) < len(full.instructions)

@@ -23,8 +23,16 @@ __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 
 def check_source(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
     """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises."""
+    return capped(diagnose(source, filename=filename, strict=strict), filename)
+
+
+def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
+             skip_bodies: dict[int, int] | None = None) -> list[Diagnostic]:
+    """`check_source` without the cap on the number of diagnostics; `skip_bodies` leaves those
+    function bodies unchecked (see `parse`)."""
     try:
-        module = parse(source, filename=filename, eager=False)  # operands are parsed (and checked) as the rules need them
+        # operands are parsed (and checked) as the rules need them
+        module = parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)
     except RecursionError:
         return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                            filename=filename)]
@@ -32,10 +40,10 @@ def check_source(source: str, *, filename: str = "<string>", strict: bool = Fals
         return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
                            1, 1, 0, 1, filename=filename,
                            notes=["this is a bug in ptxld; please report it with the input"])]
-    return check_module(module, strict=strict)
+    return check_module(module, strict=strict, cap=False)
 
 
-def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
+def check_module(module, *, strict: bool = False, cap: bool = True) -> list[Diagnostic]:
     c = Checker(module, strict)
     try:
         with no_gc():
@@ -49,13 +57,13 @@ def check_module(module, *, strict: bool = False) -> list[Diagnostic]:
                                   notes=["this is a bug in ptxld; please report it with the input"]))
     out = module.diagnostics + c.diags
     out.sort(key=Diagnostic.sort_key)
-    return _capped(out, module.source.filename)
+    return capped(out, module.source.filename) if cap else out
 
 
 MAX_DIAGNOSTICS = 500
 
 
-def _capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
+def capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
     """Garbage input can give an error per statement: report the first MAX_DIAGNOSTICS."""
     if len(diags) <= MAX_DIAGNOSTICS:
         return diags

@@ -22,6 +22,10 @@ def _check_text(args):
     return check_source(text, filename=name, strict=strict)
 
 
+def _check_texts(jobs):
+    return [_check_text(j) for j in jobs]
+
+
 @click.command("check")
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
@@ -48,11 +52,15 @@ def check_cmd(files, fmt, strict, color):
             click.echo(f"warning: {warning}", err=True)
         texts.append((file if file != "-" else "<stdin>", text))
     jobs = [(t, name, strict) for name, t in texts]
-    if len(jobs) > 1 and sum(len(t) for t, _, _ in jobs) >= PARALLEL_MIN_BYTES and (os.cpu_count() or 1) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
-            results = list(pool.map(_check_text, jobs))
-    elif len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE and (os.cpu_count() or 1) > 1:
+    cores = os.cpu_count() or 1
+    if len(jobs) > 1 and sum(len(t) for t, _, _ in jobs) >= PARALLEL_MIN_BYTES and cores > 1:
+        from .parallel import fork_map
+        shares = [jobs[i::cores] for i in range(min(cores, len(jobs)))]
+        by_share = fork_map(_check_texts, shares)
+        results = [None] * len(jobs)
+        for i, share in enumerate(by_share):
+            results[i::cores] = share
+    elif len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE and cores > 1:
         from .parallel import check_source_parallel
         text, name, strict_ = jobs[0]
         results = [check_source_parallel(text, filename=name, strict=strict_)]

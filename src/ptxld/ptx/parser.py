@@ -68,11 +68,15 @@ def syntax_error(module: Module, start: int, end: int, message: str, *, code: st
             start, end, filename=module.source.filename))
 
 
-def parse(text: str, *, filename: str = "<string>", eager: bool = True) -> Module:
-    """Parse a PTX module. Never raises on bad PTX: errors are in `Module.diagnostics`."""
+def parse(text: str, *, filename: str = "<string>", eager: bool = True,
+          skip_bodies: dict[int, int] | None = None) -> Module:
+    """Parse a PTX module. Never raises on bad PTX: errors are in `Module.diagnostics`.
+
+    `skip_bodies` maps the offset just inside a function body's `{` to the offset of its `}`:
+    those bodies are left empty (the parallel checker gives each process its own functions)."""
     module = Module(Source(text, filename))
     with no_gc():
-        _Parser(module).run()
+        _Parser(module, skip_bodies).run()
         if eager:
             for ins in module.instructions:
                 ins.operands  # noqa: B018 - parse now so syntax errors are reported
@@ -93,8 +97,9 @@ def no_gc():
 
 
 class _Parser:
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, skip_bodies: dict[int, int] | None = None):
         self.m = module
+        self.skip = skip_bodies or {}
         self.text = module.source.text
         # container stack: (Block | None for module, Scope, Function | None)
         self.stack: list[tuple] = [(None, module.scope, None)]
@@ -229,6 +234,8 @@ class _Parser:
                         header = self.header(pend, s, comments)
                     pend, eol = -1, False
                 self.open_block(s, header)
+                if header is not None and e in self.skip:
+                    pos = self.skip[e]
                 continue
             if c == "}":
                 if inner:
