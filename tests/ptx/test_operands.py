@@ -61,3 +61,20 @@ def test_a_module_level_statement_without_semicolon_does_not_swallow_the_next_fu
            "\n.visible .entry k()\n{\n.reg .b32 %r<2>;\nmov.b32 %r1, 1;\n}\n")
     assert [(d.line, d.code) for d in ptxld.check(src) if d.severity == "error"] == expected
     assert "k" in ptxld.parse(src).functions
+
+
+@pytest.mark.parametrize("path", FILES[:20], ids=os.path.basename)
+def test_names_of_many_operand_lists_equal_the_name_regex(path):
+    from ptxld.ptx.operands import FAST_LISTS, NAME_USE, fast_list_names
+    module = parse(open(path, encoding="utf-8").read(), eager=False)
+    texts = [i.operand_text for i in module.instructions]
+    ok = [t for t in texts if FAST_LISTS.fullmatch(t + ";")]
+    assert ok
+    joined = ";".join(ok) + ";"
+    assert FAST_LISTS.fullmatch(joined)
+    assert fast_list_names(joined) == set(NAME_USE.findall(joined))
+    # a list outside the fast grammar stops the match right before it
+    bad = [t for t in texts if not FAST_LISTS.fullmatch(t + ";")]
+    if bad:
+        mixed = ok[0] + ";" + bad[0] + ";" + ok[0] + ";"
+        assert FAST_LISTS.match(mixed).end() == len(ok[0]) + 1

@@ -10,12 +10,12 @@ from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
 from . import catalog  # noqa: F401 - registers the rules
 from .context import Checker
-from .gates import check_ld_gates
 from .header import check_header
 from .ld import check_ld
-from .names import check_instruction_names
+from .names import check_guard, check_mnemonic, check_names_together, check_operand_names
 from .operands import _STORE_LIKE, check_store_address_width
 from .registry import RULES, Rule, all_rules
+from ..spec.opcodes import MNEMONICS
 from .wmma import check_wmma_load
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
@@ -78,20 +78,34 @@ def capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
 
 def _run(c: Checker) -> None:
     check_header(c)
+    # instructions whose operands are checked for declared names together, by scope
+    together: dict = {}
     for ins in c.module.instructions:
         op = ins.opcode
         mn = op.partition(".")[0]
-        if not check_instruction_names(c, ins, mn):
+        if mn not in MNEMONICS:
+            check_mnemonic(c, ins, mn)
             continue
+        if ins.guard is not None:
+            check_guard(c, ins)
         if mn == "ld":
+            check_operand_names(c, ins, mn)
             m = ins.load
             if isinstance(m, LoadModel):
                 check_ld(c, ins, m)
-                check_ld_gates(c, m)
-        elif mn in _STORE_LIKE:
-            check_store_address_width(c, ins)
-        elif mn == "wmma" and op.startswith("wmma.load"):
-            m = ins.load
-            if isinstance(m, WmmaLoadModel):
-                check_wmma_load(c, ins, m)
-
+        elif mn == "wmma":
+            check_operand_names(c, ins, mn)
+            if op.startswith("wmma.load"):
+                m = ins.load
+                if isinstance(m, WmmaLoadModel):
+                    check_wmma_load(c, ins, m)
+        else:
+            scope = ins.scope or ins.module.scope
+            group = together.get(scope)
+            if group is None:
+                group = together[scope] = []
+            group.append(ins)
+            if mn in _STORE_LIKE:
+                check_store_address_width(c, ins)
+    for scope, group in together.items():
+        check_names_together(c, scope, group)

@@ -10,7 +10,7 @@ from .registry import RULES
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns", "addr32", "known", "_lookups")
+                 "_labels", "_call_returns", "addr32", "known", "_lookups", "clean_ld")
 
     def __init__(self, module, strict: bool):
         self.module = module
@@ -27,6 +27,7 @@ class Checker:
         self._lookups: dict = {}
         self.known: dict = {}  # scope -> names found declared in it (cache of PTX0301 lookups)
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
+        self.clean_ld: set = set()  # ld opcodes whose qualifier rules and gates found nothing
 
     # ---------------------------------------------------------------- reporting
     def emit(self, code: str, start: int, end: int, message: str, *, label: str = "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ptx.nodes import Address, Int, Name, Sink, Vector
 from ..spec import ld as LD
 from .context import Checker, reg_type
+from .gates import check_ld_gates
 from .operands import check_address, destination_types, dest_compatible, type_name
 
 _ORDERS_WITH_SCOPE = (".relaxed", ".acquire")
@@ -19,14 +20,25 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
 
 
 def check_ld(c: Checker, ins, m) -> None:
-    _qualifier_set(c, ins, m)
-    _memory_order(c, m)
-    _mmio(c, m)
-    _cache_and_eviction(c, m)
-    _widths(c, m)
-    _spaces(c, m)
-    if m.nc:
-        _nc(c, m)
+    """Every rule on one `ld`: its qualifiers and gates, then its operands."""
+    op = m.opcode
+    unified = m.address is not None and m.address.unified
+    if unified or op not in c.clean_ld:
+        before = len(c.diags)
+        _qualifier_set(c, ins, m)
+        _memory_order(c, m)
+        _mmio(c, m)
+        _cache_and_eviction(c, m)
+        _widths(c, m)
+        _spaces(c, m)
+        if m.nc:
+            _nc(c, m)
+        check_ld_gates(c, m)
+        # The rules above read nothing but the opcode, except under `.L2::evict_*` and `.v8`
+        # (they look at the destinations) and on a `.unified` address: an opcode that passed
+        # them once passes them everywhere in this module.
+        if len(c.diags) == before and not unified and op.vec != ".v8" and "l2_evict" not in m.quals:
+            c.clean_ld.add(op)
     ops = ins.operands
     if not _operand_shape(c, ins, m, ops):
         return

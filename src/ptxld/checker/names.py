@@ -1,45 +1,91 @@
-"""PTX0109 (instruction names) and PTX0301 (declared names): checked on every instruction."""
+"""PTX0109 (instruction names), PTX0111 (guards) and PTX0301 (declared names): on every instruction."""
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_right
+from itertools import accumulate
 
 from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
-from ..ptx.operands import name_span, operand_names
+from ..ptx.operands import FAST_LISTS, NAME_USE, fast_list_names, name_span, operand_names
 from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
 
 
-def check_instruction_names(c: Checker, ins, mn: str) -> bool:
-    """False when the mnemonic is unknown (nothing more is checked on that instruction)."""
-    if mn not in MNEMONICS:
-        close = difflib.get_close_matches(mn, MNEMONICS, n=1, cutoff=0.6)
-        s = ins.opcode_start
-        c.emit("PTX0109", s, s + len(mn), f"`{mn}` is not a PTX instruction",
-               label="unknown instruction",
-               help=f"did you mean `{close[0]}`?" if close else "",
-               fix=close[0] if close else None)
-        return False
-    # Names already resolved in this scope (registers repeat on almost every line).
-    scope = ins.scope or ins.module.scope
+def check_mnemonic(c: Checker, ins, mn: str) -> bool:
+    """PTX0109: False when the mnemonic is unknown (nothing more is checked on that instruction)."""
+    if mn in MNEMONICS:
+        return True
+    close = difflib.get_close_matches(mn, MNEMONICS, n=1, cutoff=0.6)
+    s = ins.opcode_start
+    c.emit("PTX0109", s, s + len(mn), f"`{mn}` is not a PTX instruction",
+           label="unknown instruction",
+           help=f"did you mean `{close[0]}`?" if close else "",
+           fix=close[0] if close else None)
+    return False
+
+
+def _known(c: Checker, scope) -> set:
+    """Names already resolved in this scope (registers repeat on almost every line)."""
     known = c.known.get(scope)
     if known is None:
         known = c.known[scope] = set()
+    return known
+
+
+def check_guard(c: Checker, ins) -> None:
+    """PTX0301/PTX0111 on the guard `@p`: a declared predicate register."""
     g = ins.guard
-    if g is not None:
-        var = c.lookup(ins, g.name.name)
-        if var is None:
-            _name(c, ins, g.name, known)
-        elif getattr(var, "kind", "") != "variable" or var.space != ".reg" or var.type != ".pred":
-            c.emit("PTX0111", g.name.start, g.name.end, f"`{g.name.name}` is not a predicate register",
-                   label=f"{getattr(var, 'type', '') or 'not a register'}",
-                   help="compute a predicate with `setp` and guard with it")
+    var = c.lookup(ins, g.name.name)
+    if var is None:
+        _name(c, ins, g.name, _known(c, ins.scope or ins.module.scope))
+    elif getattr(var, "kind", "") != "variable" or var.space != ".reg" or var.type != ".pred":
+        c.emit("PTX0111", g.name.start, g.name.end, f"`{g.name.name}` is not a predicate register",
+               label=f"{getattr(var, 'type', '') or 'not a register'}",
+               help="compute a predicate with `setp` and guard with it")
+
+
+def check_names_together(c: Checker, scope, group: list) -> None:
+    """PTX0301 for many instructions of one scope at once: one syntax match and one name search
+    over their operand texts joined by `;` (which no operand text contains). An instruction
+    outside the fast operand grammar, or using a name not declared, is checked on its own."""
+    texts = [ins.operand_text for ins in group]
+    joined = ";".join(texts) + ";"
+    pos, n = 0, len(joined)
+    ends = None
+    while True:
+        end = FAST_LISTS.match(joined, pos).end()
+        if end == n:
+            break
+        if ends is None:
+            ends = list(accumulate(len(t) + 1 for t in texts))  # offset after each `;`
+        k = bisect_right(ends, end)  # the first instruction the fast grammar does not take
+        check_operand_names(c, group[k], "")
+        texts[k] = ""
+        pos = ends[k]
+    if ends is not None:
+        joined = ";".join(texts)
+    known = _known(c, scope)
+    used = fast_list_names(joined) - known
+    used.discard("_")
+    left = _undeclared(scope, used)
+    known |= used - left
+    bad = {name for name in left if not _resolve(c, scope, group[0].function, name, known)}
+    if bad:
+        for ins, text in zip(group, texts):
+            if text and not bad.isdisjoint(NAME_USE.findall(text)):
+                check_operand_names(c, ins, "")
+
+
+def check_operand_names(c: Checker, ins, mn: str) -> None:
+    """PTX0301 on every name the operands use (`mn` "ld"/"wmma": their operands are parsed anyway)."""
+    known = _known(c, ins.scope or ins.module.scope)
     if ins._operands is None and mn != "ld" and mn != "wmma":
         names = operand_names(ins)
         if names is not None:
             for name in names:
                 if name not in known and name != "_":
                     _name(c, ins, name, known)
-            return True
+            return
     for op in ins.operands:
         cls = op.__class__
         if cls is Name:
@@ -51,7 +97,6 @@ def check_instruction_names(c: Checker, ins, mn: str) -> bool:
                 _name(c, ins, b, known)
         else:
             _operand(c, ins, op, known)
-    return True
 
 
 def _operand(c: Checker, ins, op, known) -> None:
@@ -75,18 +120,34 @@ def _operand(c: Checker, ins, op, known) -> None:
         _operand(c, ins, op.second, known)
 
 
-def _name(c: Checker, ins, n: Name | str, known: set) -> None:
-    """Mark a used name known, or report it undeclared (`n` is a Name, or a bare name found by
-    `operand_names`, whose span is looked up only to report it)."""
-    name = n if isinstance(n, str) else n.name
-    scope = ins.scope or ins.module.scope
+def _undeclared(scope, names: set) -> set:
+    """The names not declared in `scope` or its parents, set-wise: a `%r<N>` range is spelled
+    out (`%r0` ... `%rN-1`, as `Scope.find` reads it) unless it is much larger than the set."""
+    left = set(names)
+    s = scope
+    while left and s is not None:
+        declared = s.names
+        if len(declared) < len(left):
+            left.difference_update(declared.keys())
+        else:
+            left = {name for name in left if name not in declared}
+        for stem, var in s.ranges.items():
+            if var.range_count <= 4 * len(left) + 64:
+                left.difference_update([f"{stem}{i}" for i in range(var.range_count)])
+        s = s.parent
+    return left
+
+
+def _resolve(c: Checker, scope, function, name: str, known: set) -> bool:
+    """Is `name` declared for `scope` (or predefined, or a label of `function`)? If so it is
+    marked known."""
     # a name declared for an enclosing block is declared here too
     s = scope.parent
     while s is not None:
         outer = c.known.get(s)
         if outer is not None and name in outer:
             known.add(name)
-            return
+            return True
         s = s.parent
     found = scope.find(name)
     if found is not None:
@@ -97,9 +158,18 @@ def _name(c: Checker, ins, n: Name | str, known: set) -> None:
             if s is found[0]:
                 break
             s = s.parent
-        return
-    if is_predefined(name) or name in c.labels_of(ins.function):
+        return True
+    if is_predefined(name) or name in c.labels_of(function):
         known.add(name)
+        return True
+    return False
+
+
+def _name(c: Checker, ins, n: Name | str, known: set) -> None:
+    """Mark a used name known, or report it undeclared (`n` is a Name, or a bare name found by
+    `operand_names`, whose span is looked up only to report it)."""
+    name = n if isinstance(n, str) else n.name
+    if _resolve(c, ins.scope or ins.module.scope, ins.function, name, known):
         return
     start, end = name_span(ins, name) if isinstance(n, str) else (n.start, n.end)
     c.emit("PTX0301", start, end, f"`{name}` is not declared", label="undeclared",

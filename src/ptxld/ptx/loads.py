@@ -36,10 +36,57 @@ class _Load:
         return self.get("type")
 
 
+class LdOpcode:
+    """What an `ld` opcode string says, worked out once per distinct string (real code repeats a
+    handful of opcodes thousands of times): its qualifier slots, with offsets from the opcode's
+    start, and the facts the rules ask for."""
+    __slots__ = ("quals", "unknown", "repeated", "space_base", "vec", "vector_length", "type",
+                 "type_bits", "access_bits", "is_256_bit")
+
+    def __init__(self, opcode: str):
+        quals: dict[str, tuple[str, int, int]] = {}
+        self.unknown: list[tuple[str, int, int]] = []
+        self.repeated: list[tuple[str, str, int, int]] = []
+        parts = opcode.split(".")
+        pos = len(parts[0])
+        for p in parts[1:]:
+            text, s, e = "." + p, pos, pos + 1 + len(p)
+            pos = e
+            g = LD.GROUP_OF.get(text)
+            if g is None:
+                self.unknown.append((text, s, e))
+            elif g in quals:
+                self.repeated.append((g, text, s, e))
+            else:
+                quals[g] = (text, s, e)
+        self.quals = quals
+        space = quals.get("space")
+        self.space_base = LD.SPACE_BASE[space[0]] if space else None
+        vec = quals.get("vec")
+        self.vec = vec[0] if vec else None
+        self.vector_length = LD.VECTOR_LENGTH.get(self.vec or "", 1)
+        t = quals.get("type")
+        self.type = t[0] if t else None
+        self.type_bits = LD.type_bits(self.type) if self.type else None
+        self.access_bits = self.type_bits * self.vector_length if self.type_bits else None
+        self.is_256_bit = self.access_bits == 256 and self.vec in (".v8", ".v4")
+
+
+_LD_OPCODES: dict[str, LdOpcode] = {}
+
+
+def ld_opcode(opcode: str) -> LdOpcode:
+    got = _LD_OPCODES.get(opcode)
+    if got is None:
+        got = _LD_OPCODES[opcode] = LdOpcode(opcode)
+    return got
+
+
 @dataclass(slots=True, eq=False)
 class LoadModel(_Load):
     """One `ld` / `ld.global.nc` instruction, slot by slot (slot names = `spec.ld.GROUPS`)."""
     cache_policy: object = None
+    opcode: LdOpcode | None = None   # the facts shared by every instruction with this opcode
 
     form = "ld"
 
@@ -66,31 +113,32 @@ class LoadModel(_Load):
 
     @property
     def space_base(self) -> str | None:
-        s = self.get("space")
-        return LD.SPACE_BASE[s] if s else None
+        return self.opcode.space_base
 
     @property
     def vec(self) -> str | None:
-        return self.get("vec")
+        return self.opcode.vec
+
+    @property
+    def type(self) -> str | None:
+        return self.opcode.type
 
     @property
     def vector_length(self) -> int:
-        return LD.VECTOR_LENGTH.get(self.get("vec") or "", 1)
+        return self.opcode.vector_length
 
     @property
     def type_bits(self) -> int | None:
-        t = self.type
-        return LD.type_bits(t) if t else None
+        return self.opcode.type_bits
 
     @property
     def access_bits(self) -> int | None:
         """Bits moved by the whole access (vector length x type width)."""
-        tb = self.type_bits
-        return tb * self.vector_length if tb else None
+        return self.opcode.access_bits
 
     @property
     def is_256_bit(self) -> bool:
-        return self.access_bits == 256 and self.vec in (".v8", ".v4")
+        return self.opcode.is_256_bit
 
     def canonical_opcode(self) -> str:
         """The mnemonic with its qualifiers in the seeds' template order."""
@@ -165,15 +213,11 @@ def model_of(ins: Instruction):
 
 
 def _ld_model(ins: Instruction) -> LoadModel:
-    model = LoadModel(ins, {})
-    for text, s, e in ins.modifiers:
-        g = LD.GROUP_OF.get(text)
-        if g is None:
-            model.unknown.append((text, s, e))
-        elif g in model.quals:
-            model.repeated.append((g, text, s, e))
-        else:
-            model.quals[g] = (text, s, e)
+    op = ld_opcode(ins.opcode)
+    b = ins.opcode_start
+    model = LoadModel(ins, {g: (t, s + b, e + b) for g, (t, s, e) in op.quals.items()},
+                      [(t, s + b, e + b) for t, s, e in op.unknown],
+                      [(g, t, s + b, e + b) for g, t, s, e in op.repeated], opcode=op)
     model.cache_policy = _fill_operands(model, ins)
     return model
 

@@ -164,18 +164,18 @@ class Instruction:
 
     @property
     def operands(self) -> list:
-        if self._operands is None:
-            from .operands import parse_operands
-            self._operands = parse_operands(self)
-        return self._operands
+        ops = self._operands
+        if ops is None:
+            ops = self._operands = _parse_operands(self)
+        return ops
 
     @property
     def load(self):
         """The typed model of a load-family instruction (ld, ld.global.nc, wmma.load), else None."""
-        if self._load is False:
-            from .loads import model_of
-            self._load = model_of(self)
-        return self._load
+        m = self._load
+        if m is False:
+            m = self._load = _model_of(self)
+        return m
 
     @property
     def line(self) -> int:
@@ -326,3 +326,17 @@ class Module:
     def loads(self):
         """Every load-family instruction with its typed model."""
         return [i for i in self.instructions if i.load is not None]
+
+
+# operands.py and loads.py build on the classes above: imported on first use, then bound here
+# (an import statement inside a hot property costs a lookup in the import machinery every call).
+def _parse_operands(ins):
+    global _parse_operands
+    from .operands import parse_operands as _parse_operands
+    return _parse_operands(ins)
+
+
+def _model_of(ins):
+    global _model_of
+    from .loads import model_of as _model_of
+    return _model_of(ins)

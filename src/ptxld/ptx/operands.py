@@ -30,8 +30,19 @@ _VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
 # builds no operands (the names pass of the checker uses it).
 _PLAIN_ITEM = re.sub(r"\(\?P<\w+>", "(?:", _ITEM)
-_FAST_LIST = re.compile(rf"(?:\s*{_PLAIN_ITEM}\s*,)*\s*{_PLAIN_ITEM}\s*|\s*", re.X)
-_NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
+_LIST = rf"(?:\s*{_PLAIN_ITEM}\s*,)*\s*{_PLAIN_ITEM}\s*|\s*"
+_FAST_LIST = re.compile(_LIST, re.X)
+# Many operand lists, each followed by `;` (which no operand text contains).
+FAST_LISTS = re.compile(rf"(?:(?:{_LIST});)*", re.X)
+NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
+# In text that FAST_LISTS matched, a name is a run of name characters (with its `.x` component
+# attached) and a number starts with a digit, so a split finds the names faster than NAME_USE.
+_PUNCTUATION = str.maketrans(dict.fromkeys(",;[]{}+-", " "))
+
+
+def fast_list_names(text: str) -> set[str]:
+    """The names (`_` included) in operand lists that FAST_LISTS matched."""
+    return {t.partition(".")[0] for t in set(text.translate(_PUNCTUATION).split()) if not t[0].isdigit()}
 
 
 def operand_names(ins) -> list[str] | None:
@@ -40,12 +51,12 @@ def operand_names(ins) -> list[str] | None:
     text = ins.operand_text
     if _FAST_LIST.fullmatch(text) is None:
         return None
-    return _NAME_USE.findall(text)
+    return NAME_USE.findall(text)
 
 
 def name_span(ins, name: str) -> tuple[int, int]:
     """Where `name` (from `operand_names`) first stands in the instruction's operands."""
-    for m in _NAME_USE.finditer(ins.operand_text):
+    for m in NAME_USE.finditer(ins.operand_text):
         if m.group() == name:
             return ins.operand_start + m.start(), ins.operand_start + m.end()
     return ins.operand_start, ins.operand_start + len(ins.operand_text)

@@ -1,0 +1,42 @@
+"""Undeclared names (PTX0301) are found where ptxas finds them ("Unknown symbol"), whichever way
+an instruction's names are checked: together with its scope's other instructions, on its own
+(operands outside the fast grammar: calls, `p|q`), or as part of a load."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from ptxas_util import PTXAS, assemble
+from ptxld.checker import check_source
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+MODULE = open(os.path.join(DATA, "undeclared_names.ptx"), encoding="utf-8").read()
+_UNKNOWN = re.compile(r"line (\d+); error\s*: Unknown symbol '([^']+)'")
+
+
+def _ptxld() -> list[tuple[int, str]]:
+    return sorted((d.line, d.message.split("`")[1]) for d in check_source(MODULE) if d.code == "PTX0301")
+
+
+def test_undeclared_names_match_the_recorded_ptxas_output():
+    recorded = open(os.path.join(DATA, "undeclared_names.ptxas.txt"), encoding="utf-8").read()
+    expected = sorted((int(line), name) for line, name in _UNKNOWN.findall(recorded))
+    assert len(expected) == 7
+    assert _ptxld() == expected
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not installed")
+def test_undeclared_names_match_ptxas():
+    _, out = assemble(MODULE)
+    assert _ptxld() == sorted((int(line), name) for line, name in _UNKNOWN.findall(out))
+
+
+def test_a_big_module_reports_the_same_names_whichever_order_it_is_checked_in():
+    # the same function many times over: every copy reports the same names on its own lines
+    head, body = MODULE.split(".visible .entry k", 1)
+    copies = head + "".join(f".visible .entry k{i}" + body for i in range(30))
+    diags = [d for d in check_source(copies) if d.code == "PTX0301"]
+    assert len(diags) == 30 * 7
