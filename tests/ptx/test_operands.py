@@ -78,3 +78,35 @@ def test_names_of_many_operand_lists_equal_the_name_regex(path):
     if bad:
         mixed = ok[0] + ";" + bad[0] + ";" + ok[0] + ";"
         assert FAST_LISTS.match(mixed).end() == len(ok[0]) + 1
+
+
+def _functions(module):
+    def var(v):
+        return (v.name, v.space, v.type, v.start, v.end, v.name_start, v.vector, v.align, v.dims,
+                v.range_count, v.init, v.linkage, v.attributes, v.ptr, v.function.name)
+    return [(f.kind_, f.name, f.start, f.end, f.name_start, f.linkage, [var(p) for p in f.params],
+             [var(p) for p in f.returns], repr(f.directives), f.attributes, f.noreturn)
+            for f in module.functions.values()]
+
+
+@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+def test_function_header_fast_path_equals_general_parser(path, monkeypatch):
+    import re
+
+    from ptxld.ptx import parser
+    text = open(path, encoding="utf-8").read()
+    fast = parse(text, eager=False)
+    monkeypatch.setattr(parser, "_FAST_HEADER", re.compile(r"(?!)"))
+    general = parse(text, eager=False)
+    assert _functions(fast) == _functions(general)
+    assert [(d.code, d.start) for d in fast.diagnostics] == [(d.code, d.start) for d in general.diagnostics]
+
+
+def test_function_header_fast_path_is_taken_for_nvcc_headers(monkeypatch):
+    from ptxld.ptx import parser
+    taken = []
+    real = parser._Parser._fast_header
+    monkeypatch.setattr(parser._Parser, "_fast_header", lambda self, f, base: taken.append(1) or real(self, f, base))
+    text = open(FILES[0], encoding="utf-8").read()
+    module = parse(text, eager=False)
+    assert 0 < len(taken) <= len(module.functions)

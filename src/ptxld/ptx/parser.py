@@ -42,6 +42,14 @@ _REG_DECL = r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?
 _FAST_REG_STMT = re.compile(_REG_DECL + ";")   # in the scanner, with its `;`
 _FAST_REG = re.compile(_REG_DECL + "$")        # a statement's text (the `;` already cut off)
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
+# a whole function header in its most common form: `[.visible|.weak] .entry|.func [(ret)] name
+# [(params)]`, each parameter `.param .<type> name` (groups: linkage, kind, return, name, params)
+_NAME = r"[A-Za-z_$%][\w$]*"
+_PARAM = rf"\.param\s+(\.[bsuf]\d+)\s+({_NAME})"
+_FAST_HEADER = re.compile(
+    rf"\s*(?:(\.visible|\.weak)\s+)?(\.entry|\.func)(?![\w$])\s*(?:\((\s*{_PARAM}\s*)\)\s*)?({_NAME})\s*"
+    rf"(?:\(((?:\s*{_PARAM}\s*,)*\s*{_PARAM}\s*|\s*)\))?\s*")
+_FAST_PARAM = re.compile(_PARAM)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _SPACES = {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
@@ -531,6 +539,11 @@ class _Parser:
     def header(self, pend: int, brace: int, comments: list) -> Function | None:
         """The function header(s) before a `{`; earlier prototypes in the same text are declarations."""
         text = self._stmt_text(pend, brace, comments)
+        f = _FAST_HEADER.fullmatch(text)
+        if f is not None and (f.group(3) is None or f.group(2) == ".func"):
+            func = self._fast_header(f, pend)
+            self._declare_function(func, definition=True)
+            return func
         toks = tokenize(text, pend)
         i, func = 0, None
         try:
@@ -558,6 +571,24 @@ class _Parser:
                 func = Function(".func", "<error>", pend, brace, module=self.m)
         self._declare_function(func, definition=True)
         return func
+
+    def _fast_header(self, f: re.Match, base: int) -> Function:
+        """The Function the general path builds from a header `_FAST_HEADER` matched, without
+        tokenizing it."""
+        first = 1 if f.group(1) else 2
+        func = Function(f.group(2), f.group(6), base + f.start(first), base + f.end(6),
+                        name_start=base + f.start(6), linkage=f.group(1), module=self.m)
+        if f.group(3) is not None:
+            func.returns = self._fast_params(f.string, f.start(3), f.end(3), base, func)
+        if f.group(7) is not None:
+            func.params = self._fast_params(f.string, f.start(7), f.end(7), base, func)
+            func.end = base + f.string.index(")", f.end(7)) + 1
+        return func
+
+    def _fast_params(self, text: str, start: int, end: int, base: int, func: Function) -> list:
+        return [Variable(p.group(2), ".param", p.group(1), base + p.start(), base + p.end(),
+                         name_start=base + p.start(2), module=self.m, function=func)
+                for p in _FAST_PARAM.finditer(text, start, end)]
 
     def _declare_function(self, func: Function, definition: bool) -> None:
         prev = self.m.functions.get(func.name)
