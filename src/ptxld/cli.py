@@ -5,8 +5,6 @@ reaches a user: unexpected exceptions are reported as internal errors with exit 
 """
 from __future__ import annotations
 
-import difflib
-import json
 import os
 import sys
 
@@ -76,6 +74,8 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the model of every load as JSON lines.")
 def parse_cmd(file: str, as_json: bool) -> None:
     """Parse FILE and show every load-family instruction (ld, ld.global.nc, wmma.load)."""
+    import json
+
     from .ptx.loads import to_json
     from .ptx.parser import parse
 
@@ -103,6 +103,8 @@ def parse_cmd(file: str, as_json: bool) -> None:
 @click.option("-i", "--in-place", is_flag=True, help="Rewrite the files.")
 def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool) -> None:
     """Print FILES in canonical PTX layout (like `ruff format`)."""
+    import difflib
+
     from .ptx.parser import parse
     from .ptx.printer import format_module
 

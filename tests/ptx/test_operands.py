@@ -110,3 +110,17 @@ def test_function_header_fast_path_is_taken_for_nvcc_headers(monkeypatch):
     text = open(FILES[0], encoding="utf-8").read()
     module = parse(text, eager=False)
     assert 0 < len(taken) <= len(module.functions)
+
+
+@pytest.mark.parametrize("path", FILES[:30], ids=os.path.basename)
+def test_first_address_base_from_text_equals_the_parsed_operands(path):
+    from ptxld.ptx.nodes import Address
+    from ptxld.ptx.operands import first_address_base
+    module = parse(open(path, encoding="utf-8").read(), eager=False)
+    seen = 0
+    for ins in module.instructions:
+        from_text = first_address_base(ins)
+        bases = [op.base for op in parse_operands(ins, fast=False) if isinstance(op, Address) and op.base]
+        assert repr(from_text) == repr(bases[0] if bases else None), ins.text
+        seen += from_text is not None
+    assert seen

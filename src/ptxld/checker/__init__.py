@@ -16,7 +16,6 @@ from .names import check_guard, check_mnemonic, check_names_together, check_oper
 from .operands import _STORE_LIKE, check_store_address_width
 from .registry import RULES, Rule, all_rules
 from ..spec.opcodes import MNEMONICS
-from .wmma import check_wmma_load
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 
@@ -98,6 +97,7 @@ def _run(c: Checker) -> None:
             if op.startswith("wmma.load"):
                 m = ins.load
                 if isinstance(m, WmmaLoadModel):
+                    from .wmma import check_wmma_load  # spec/wmma.py only where wmma is used
                     check_wmma_load(c, ins, m)
         else:
             scope = ins.scope or ins.module.scope

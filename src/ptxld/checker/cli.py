@@ -37,7 +37,6 @@ def check_cmd(files, fmt, strict, color):
     """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
 
     Exit status: 0 no errors, 1 errors found, 2 a file could not be read."""
-    from .render import render_json, render_sarif, render_text, use_color
     # A short-lived process building one big tree: the cyclic collector would only walk it.
     gc.disable()
     texts, io_failed = [], False
@@ -69,10 +68,13 @@ def check_cmd(files, fmt, strict, color):
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
     errors = sum(d.severity == "error" for _, ds in named for d in ds)
     if fmt == "json":
+        from .render import render_json
         click.echo(render_json(named), nl=False)
     elif fmt == "sarif":
+        from .render import render_sarif
         click.echo(render_sarif(named), nl=False)
-    else:
+    elif any(diags for _, diags in named):
+        from .render import render_text, use_color
         paint = use_color(sys.stdout) if color is None else color
         for (name, text), (_, diags) in zip(texts, named):
             if diags:

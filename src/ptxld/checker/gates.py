@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ..spec import ld as LD
-from ..spec import wmma as W
 from .context import Checker, fmt_version
 
 # `ld.mmio.acquire.sys` (PTX ISA 9.4 manual only: PTX 9.3, sm_75).
@@ -82,7 +81,7 @@ def check_wmma_gates(c: Checker, spec, m) -> None:
           "wmma.load: PTX/Target ISA notes (measured with ptxas 13.0)")
     sp = q.get("space")
     if sp and sp[0] == "shared::cta":
-        g = W.SHARED_CTA_GATE
+        from ..spec.wmma import SHARED_CTA_GATE as g
         _gate(c, "wmma.load .shared::cta", g.ptx, g.sm, sp[1], sp[2], "wmma.load `.shared::cta`: PTX ISA 7.8")
 
 

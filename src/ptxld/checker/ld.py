@@ -482,8 +482,9 @@ def _param_rules(c: Checker, ins, m) -> None:
     a = m.address.base
     func = ins.function
     owner = var.function
-    is_param = owner is not None and any(p is var for p in owner.params)
-    is_return = owner is not None and any(p is var for p in owner.returns)
+    # (declarations compare by identity)
+    is_param = owner is not None and var in owner.params
+    is_return = owner is not None and var in owner.returns
     if is_return and owner is func:
         c.emit("PTX0223", a.start, a.end, f"`{a.name}` is this function's return parameter: it can only be written",
                label="return parameter", help="keep the value in a register and `st.param` it at the end")
@@ -516,6 +517,8 @@ def _unified(c: Checker, ins, m) -> None:
     a = m.address
     base = a.base
     var = c.lookup(ins, base.name) if base is not None else None
+    if not a.unified and (var is None or not getattr(var, "attributes", None)):
+        return  # neither `.unified` written nor a variable declared `.unified`
     is_var = var is not None and getattr(var, "kind", "") == "variable" and var.space != ".reg"
     unified_var = is_var and any(x.startswith(".unified") for x in var.attributes)
     if a.unified:

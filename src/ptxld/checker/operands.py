@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ptx.nodes import Name
+from ..ptx.operands import first_address_base
 from ..spec import ld as LD
 from .context import Checker, reg_type
 
@@ -125,9 +126,8 @@ def check_store_address_width(c: Checker, ins) -> None:
     mods = ins.opcode.split(".")
     if any("." + x in _OTHER_SPACES for x in mods[1:]):
         return
-    for op in ins.operands:
-        if op.__class__.__name__ == "Address" and op.base is not None:
-            t = reg_type(c.lookup(ins, op.base.name))
-            if t is not None and t[1] == 32 and t[0] in ("b", "u", "s"):
-                address_32(c, op.base)
-            return
+    base = first_address_base(ins)
+    if base is not None:
+        t = reg_type(c.lookup(ins, base.name))
+        if t is not None and t[1] == 32 and t[0] in ("b", "u", "s"):
+            address_32(c, base)

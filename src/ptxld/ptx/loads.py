@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..spec import ld as LD
-from ..spec import wmma as W
 from .nodes import Address, Instruction, Name, Sink, Vector
 
 Span = tuple[int, int]
@@ -181,21 +180,22 @@ class WmmaLoadModel(_Load):
         return "." + s.split("::")[0] if s else None
 
 
-# wmma modifier -> group
 _WMMA_GROUP: dict[str, str] = {}
-for _m in ("a", "b", "c"):
-    _WMMA_GROUP[_m] = "matrix"
-_WMMA_GROUP.update({"sync": "sync", "aligned": "aligned"})
-for _l in W.LAYOUTS:
-    _WMMA_GROUP[_l] = "layout"
-for _s in W.SHAPES:
-    _WMMA_GROUP[_s] = "shape"
-for _s in W.STATE_SPACES + ("shared::cluster", "const", "local", "param"):
-    _WMMA_GROUP[_s] = "space"
-for _t in W.ELEMENT_BITS:
-    _WMMA_GROUP[_t] = "type"
-for _v in ("v2", "v4", "v8"):
-    _WMMA_GROUP[_v] = "vec"
+
+
+def _wmma_groups() -> dict[str, str]:
+    """wmma modifier -> group (built on first use: most modules have no wmma)."""
+    if not _WMMA_GROUP:
+        from ..spec import wmma as W
+        groups = {m: "matrix" for m in ("a", "b", "c")}
+        groups.update({"sync": "sync", "aligned": "aligned"})
+        groups.update({x: "layout" for x in W.LAYOUTS})
+        groups.update({x: "shape" for x in W.SHAPES})
+        groups.update({x: "space" for x in W.STATE_SPACES + ("shared::cluster", "const", "local", "param")})
+        groups.update({x: "type" for x in W.ELEMENT_BITS})
+        groups.update({x: "vec" for x in ("v2", "v4", "v8")})
+        _WMMA_GROUP.update(groups)
+    return _WMMA_GROUP
 
 
 def is_load(ins: Instruction) -> bool:
@@ -225,9 +225,10 @@ def _ld_model(ins: Instruction) -> LoadModel:
 def _wmma_model(ins: Instruction) -> WmmaLoadModel:
     model = WmmaLoadModel(ins, {})
     mods = ins.modifiers
+    group_of = _wmma_groups()
     # mods[0] is `.load`
     for text, s, e in mods[1:]:
-        g = _WMMA_GROUP.get(text[1:])
+        g = group_of.get(text[1:])
         if g is None:
             model.unknown.append((text, s, e))
         elif g in model.quals:

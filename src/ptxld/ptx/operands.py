@@ -54,6 +54,25 @@ def operand_names(ins) -> list[str] | None:
     return NAME_USE.findall(text)
 
 
+_ADDRESS_BASE = re.compile(r"\[\s*([%A-Za-z_$][\w$]*)")
+
+
+def first_address_base(ins) -> Name | None:
+    """The base of the first `[address]` operand that has one (`st [%rd1], %r1` -> `%rd1`); read
+    from the text when it is in the fast grammar, where every `[` starts with its base."""
+    text = ins.operand_text
+    if ins._operands is None and _FAST_LIST.fullmatch(text) is not None:
+        m = _ADDRESS_BASE.search(text)
+        if m is None:
+            return None
+        at = ins.operand_start
+        return Name(m.group(1), at + m.start(1), at + m.end(1))
+    for op in ins.operands:
+        if op.__class__ is Address and op.base is not None:
+            return op.base
+    return None
+
+
 def name_span(ins, name: str) -> tuple[int, int]:
     """Where `name` (from `operand_names`) first stands in the instruction's operands."""
     for m in NAME_USE.finditer(ins.operand_text):
@@ -67,49 +86,47 @@ def _fast_operands(text: str, base: int) -> list | None:
     pos, n = 0, len(text)
     if not text.strip():
         return out
+    match = _FAST_ITEM.match
     while pos < n:
-        m = _FAST_ITEM.match(text, pos)
+        m = match(text, pos)
         if m is None:
             return None
-        g = m.group
-        if g("name") is not None:
-            name = g("name")
+        # one call for every group (the groups of _ITEM in order, then the separator)
+        name, comp, num, abase, neg, off, vec, negnum, tbase, tvec, sep = m.groups()
+        if name is not None:
             if name == "_":
-                out.append(Sink(base + m.start("name"), base + m.end("name")))
+                out.append(Sink(base + m.start(1), base + m.end(1)))
             else:
-                out.append(Name(name, base + m.start("name"), base + m.end("comp" if g("comp") else "name"),
-                                g("comp")))
-        elif g("vec") is not None:
-            out.append(_vector(g("vec"), base + m.start("vec")))
-        elif g("negnum") is not None:
-            lit = g("negnum").lstrip()
-            s = m.end("negnum") - len(lit)
-            value = parse_number(Token("num", lit, base + s, base + m.end("negnum"))).value
-            out.append(Int(-value, "", base + m.start("negnum") - 1, base + m.end("negnum")))
-        elif g("tbase") is not None:
-            # texture/surface operand `[tex, {coordinates}]`
-            b = Name(g("tbase"), base + m.start("tbase"), base + m.end("tbase"))
-            start = base + text.index("[", m.start())
-            end = base + text.index("]", m.end("tvec")) + 1
-            out.append(Address(b, 0, start, end, items=[_vector(g("tvec"), base + m.start("tvec"))]))
-        elif g("num") is not None:
-            s, e = m.start("num"), m.end("num")
-            out.append(parse_number(Token("num", g("num"), base + s, base + e)))
-        else:
-            b = Name(g("base"), base + m.start("base"), base + m.end("base"))
+                out.append(Name(name, base + m.start(1), base + m.end(2 if comp else 1), comp))
+        elif abase is not None:
+            b = Name(abase, base + m.start(4), base + m.end(4))
             start = base + text.index("[", m.start())
             end = base + text.index("]", m.start()) + 1
-            if g("off") is None:
+            if off is None:
                 out.append(Address(b, 0, start, end))
             else:
-                off = int(g("off"), 0)
-                off_start = base + (m.start("neg") if g("neg") else m.start("off"))
+                value = int(off, 0)
                 # a folded constant has empty text, as in the general parser
-                node = Int(-off if g("neg") else off, "" if g("neg") else g("off"), off_start,
-                           base + m.end("off"))
+                node = (Int(-value, "", base + m.start(5), base + m.end(6)) if neg else
+                        Int(value, off, base + m.start(6), base + m.end(6)))
                 out.append(Address(b, node.value, start, end, offset_expr=node))
+        elif vec is not None:
+            out.append(_vector(vec, base + m.start(7)))
+        elif negnum is not None:
+            lit = negnum.lstrip()
+            s = m.end(8) - len(lit)
+            value = parse_number(Token("num", lit, base + s, base + m.end(8))).value
+            out.append(Int(-value, "", base + m.start(8) - 1, base + m.end(8)))
+        elif tbase is not None:
+            # texture/surface operand `[tex, {coordinates}]`
+            b = Name(tbase, base + m.start(9), base + m.end(9))
+            start = base + text.index("[", m.start())
+            end = base + text.index("]", m.end(10)) + 1
+            out.append(Address(b, 0, start, end, items=[_vector(tvec, base + m.start(10))]))
+        else:
+            out.append(parse_number(Token("num", num, base + m.start(3), base + m.end(3))))
         pos = m.end()
-        if g("sep") == "":
+        if sep == "":
             break
         if pos >= n:
             return None  # trailing comma
