@@ -63,3 +63,26 @@ def test_skipped_bodies_are_parsed_empty_and_the_rest_is_unchanged():
     kept = [i for i in full.instructions if not any(s <= i.start < e for s, e in skip.items())]
     assert [(i.start, i.opcode) for i in part.instructions] == [(i.start, i.opcode) for i in kept]
     assert len(kept) < len(full.instructions)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_dead_child_without_redo_gives_none():
+    from ptxld.checker.parallel import fork_map
+    assert fork_map(_dies_in_a_child, [1, 2, 3], redo=False) == [2, None, None]
+
+
+def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypatch):
+    # one process only (the others' claims never happen): it must still check every body,
+    # and a module-level fact (PTX0308 counted once without .address_size) stays exact
+    monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
+    text = _module_with_errors()
+    seq = check_source(text, filename="m.ptx")
+    par = check_source_parallel(text, filename="m.ptx", workers=1)
+    assert [(d.code, d.line) for d in par] == [(d.code, d.line) for d in seq]
+    legacy = ".version 8.0\n.target sm_90\n" + "".join(
+        f".entry k{i}()\n{{\n.reg .b32 %r<3>;\nld.global.u32 %r1, [%r2];\nst.global.u32 [%r2], %r1;\n}}\n"
+        for i in range(8))
+    seq = check_source(legacy, filename="m.ptx")
+    assert sum(d.code == "PTX0308" for d in seq) == 1
+    par = check_source_parallel(legacy, filename="m.ptx", workers=2)
+    assert [(d.code, d.line) for d in par] == [(d.code, d.line) for d in seq]

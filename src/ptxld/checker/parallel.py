@@ -1,9 +1,11 @@
 """Checking on several cores: one big module split by functions, or many files.
 
-A big module: every process parses the whole module text but leaves the bodies of the other
-processes' functions unparsed (`parse(skip_bodies=...)`), so offsets, lines and columns stay
-exact and module-level declarations and function headers are seen by every process.
-Diagnostics found by more than one process (module-level ones) are kept once.
+A big module: every process parses the whole module text but leaves out the function bodies
+other processes have taken, so offsets, lines and columns stay exact and module-level
+declarations and function headers are seen by every process. Bodies are handed out as the
+processes reach them (`_Claims`): the first to reach a body takes it, so a process on a slower
+core simply takes fewer (two busy vCPUs of a VM often run at different speeds). Diagnostics
+found by more than one process (module-level ones) are kept once.
 
 The work is shared by plain `fork`: the parent takes the first share itself and each child
 sends its diagnostics back pickled through a pipe. Where `fork` is missing, or a child dies,
@@ -49,10 +51,11 @@ def function_bodies(text: str) -> list[tuple[int, int]]:
     return bodies
 
 
-def fork_map(fn, jobs: list) -> list:
+def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
     """[fn(job) for job in jobs], the jobs after the first each in a forked child.
 
-    `fn` must return something picklable; a child that fails or dies is redone here."""
+    `fn` must return something picklable; the job of a child that fails or dies is redone here,
+    or its result is None where `redo` is false."""
     if len(jobs) < 2 or not hasattr(os, "fork"):
         return [fn(j) for j in jobs]
     import pickle
@@ -78,14 +81,41 @@ def fork_map(fn, jobs: list) -> list:
             data = f.read()
         _, status = os.waitpid(pid, 0)
         ok = status == 0 and data
-        results[i] = pickle.loads(data) if ok else fn(jobs[i])
+        results[i] = pickle.loads(data) if ok else fn(jobs[i]) if redo else None
     return results
+
+
+class _Claims:
+    """The function bodies as `parse(skip_bodies=...)` asks for them: `get(start)` claims an
+    unclaimed body for this process (None: parse it) and gives the end of one another process
+    claimed (skip it). Claims are bytes in memory shared across `fork`; two processes claiming
+    one body at the same instant both parse it, which only repeats diagnostics the merge drops."""
+
+    def __init__(self, bodies: list[tuple[int, int]]):
+        import mmap
+        self.ends = dict(bodies)
+        self.index = {s: i for i, (s, _) in enumerate(bodies)}
+        self.flags = mmap.mmap(-1, max(1, len(bodies)))
+
+    def get(self, start: int) -> int | None:
+        i = self.index.get(start)
+        if i is None:
+            return None
+        if self.flags[i]:
+            return self.ends[start]
+        self.flags[i] = 1
+        return None
+
+
+# Diagnostics whose count depends on the whole module (reported once per module, or capped):
+# when a share reports one, the module is checked again in one process.
+_WHOLE_MODULE = frozenset({"PTX0006", "PTX0308"})
 
 
 def _check_share(job) -> list[Diagnostic]:
     from . import diagnose
-    text, filename, strict, skip = job
-    return diagnose(text, filename=filename, strict=strict, skip_bodies=skip)
+    text, filename, strict, claims = job
+    return diagnose(text, filename=filename, strict=strict, skip_bodies=claims)
 
 
 def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool = False,
@@ -96,21 +126,16 @@ def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool
     bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES else []
     if len(bodies) < 2 or not hasattr(os, "fork"):
         return check_source(text, filename=filename, strict=strict)
-    # balance the work: each body, largest first, to the process with the fewest statements so far
-    load = [0] * workers
-    groups: list[list[tuple[int, int]]] = [[] for _ in range(workers)]
-    for size, b in sorted(((text.count(";", *b), b) for b in bodies), reverse=True):
-        k = load.index(min(load))
-        groups[k].append(b)
-        load[k] += size
-    groups = [g for g in groups if g]
-    jobs = []
-    for i in range(len(groups)):
-        skip = {s: e for j, g in enumerate(groups) if j != i for s, e in g}
-        jobs.append((text, filename, strict, skip))
+    claims = _Claims(bodies)
     seen, out = set(), []
-    for diags in fork_map(_check_share, jobs):
+    shares = fork_map(_check_share, [(text, filename, strict, claims)] * min(workers, len(bodies)),
+                      redo=False)  # the bodies a dead child claimed are gone from every share
+    if any(diags is None for diags in shares):
+        return check_source(text, filename=filename, strict=strict)
+    for diags in shares:
         for d in diags:
+            if d.code in _WHOLE_MODULE:
+                return check_source(text, filename=filename, strict=strict)
             key = (d.code, d.start, d.end, d.message)
             if key not in seen:
                 seen.add(key)

@@ -80,8 +80,9 @@ def parse(text: str, *, filename: str = "<string>", eager: bool = True,
           skip_bodies: dict[int, int] | None = None) -> Module:
     """Parse a PTX module. Never raises on bad PTX: errors are in `Module.diagnostics`.
 
-    `skip_bodies` maps the offset just inside a function body's `{` to the offset of its `}`:
-    those bodies are left empty (the parallel checker gives each process its own functions)."""
+    `skip_bodies` maps the offset just inside a function body's `{` to the offset of its `}`
+    (anything with a dict's `get`): those bodies are left empty (the parallel checker gives each
+    process its own functions)."""
     module = Module(Source(text, filename))
     with no_gc():
         _Parser(module, skip_bodies).run()
@@ -242,8 +243,10 @@ class _Parser:
                         header = self.header(pend, s, comments)
                     pend, eol = -1, False
                 self.open_block(s, header)
-                if header is not None and e in self.skip:
-                    pos = self.skip[e]
+                if header is not None and self.skip:
+                    stop = self.skip.get(e)
+                    if stop is not None:
+                        pos = stop
                 continue
             if c == "}":
                 if inner:
