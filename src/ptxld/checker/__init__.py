@@ -12,7 +12,7 @@ from . import catalog  # noqa: F401 - registers the rules
 from .context import Checker
 from .header import check_header
 from .ld import check_ld
-from .names import check_guard, check_mnemonic, check_names_together, check_operand_names
+from .names import check_guard, check_mnemonic, check_names_together
 from .operands import _STORE_LIKE, check_store_address_width
 from .registry import RULES, Rule, all_rules
 from ..spec.opcodes import MNEMONICS
@@ -77,7 +77,7 @@ def capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
 
 def _run(c: Checker) -> None:
     check_header(c)
-    # instructions whose operands are checked for declared names together, by scope
+    # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
     for ins in c.module.instructions:
         op = ins.opcode
@@ -87,25 +87,21 @@ def _run(c: Checker) -> None:
             continue
         if ins.guard is not None:
             check_guard(c, ins)
+        scope = ins.scope or ins.module.scope
+        group = together.get(scope)
+        if group is None:
+            group = together[scope] = []
+        group.append(ins)
         if mn == "ld":
-            check_operand_names(c, ins, mn)
             m = ins.load
             if isinstance(m, LoadModel):
                 check_ld(c, ins, m)
-        elif mn == "wmma":
-            check_operand_names(c, ins, mn)
-            if op.startswith("wmma.load"):
-                m = ins.load
-                if isinstance(m, WmmaLoadModel):
-                    from .wmma import check_wmma_load  # spec/wmma.py only where wmma is used
-                    check_wmma_load(c, ins, m)
-        else:
-            scope = ins.scope or ins.module.scope
-            group = together.get(scope)
-            if group is None:
-                group = together[scope] = []
-            group.append(ins)
-            if mn in _STORE_LIKE:
-                check_store_address_width(c, ins)
+        elif mn in _STORE_LIKE:
+            check_store_address_width(c, ins)
+        elif mn == "wmma" and op.startswith("wmma.load"):
+            m = ins.load
+            if isinstance(m, WmmaLoadModel):
+                from .wmma import check_wmma_load  # spec/wmma.py only where wmma is used
+                check_wmma_load(c, ins, m)
     for scope, group in together.items():
         check_names_together(c, scope, group)
