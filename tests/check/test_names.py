@@ -40,3 +40,27 @@ def test_a_big_module_reports_the_same_names_whichever_order_it_is_checked_in():
     copies = head + "".join(f".visible .entry k{i}" + body for i in range(30))
     diags = [d for d in check_source(copies) if d.code == "PTX0301"]
     assert len(diags) == 30 * 7
+
+
+LATER = open(os.path.join(DATA, "declared_later.ptx"), encoding="utf-8").read()
+_ERROR_LINE = re.compile(r"line (\d+); (?:error|fatal)\s*:")
+
+
+def _later_lines() -> list[int]:
+    return sorted(d.line for d in check_source(LATER) if d.severity == "error")
+
+
+def test_names_declared_further_down_match_the_recorded_ptxas_output():
+    # a global, a function, a register and a guard predicate used before their declarations
+    # (a label may be: `bra $L_later` is fine), inside and outside nested blocks
+    recorded = open(os.path.join(DATA, "declared_later.ptxas.txt"), encoding="utf-8").read()
+    assert _later_lines() == sorted({int(x) for x in _ERROR_LINE.findall(recorded)})
+    assert all(d.code == "PTX0301" and "before its declaration" in d.message
+               for d in check_source(LATER) if d.severity == "error")
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not installed")
+def test_names_declared_further_down_match_ptxas():
+    _, out = assemble(LATER)
+    assert _later_lines() == sorted({int(x) for x in _ERROR_LINE.findall(out)})

@@ -91,6 +91,7 @@ def _run(c: Checker) -> None:
         group = together.get(scope)
         if group is None:
             group = together[scope] = []
+            c.first[scope] = ins.start
         group.append(ins)
         if mn == "ld":
             m = ins.load

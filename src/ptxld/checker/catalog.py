@@ -376,7 +376,10 @@ register(
          "the name is not declared",
          "PTX ISA 5.4 (Variables), 4.4 (Identifiers)",
          "Every register, variable, label and function must be declared before use "
-         "(special registers such as %tid are predefined).",
+         "(special registers such as %tid are predefined). ptxas 13.0 reads the module top to "
+         "bottom: a name declared further down is unknown where it is used (\"Unknown symbol\", "
+         "\"Label expected for forward reference\"); only labels may be used before they are "
+         "defined.",
          E(body="ld.global.u32 %r1, [%nosuch];"),
          E(body="ld.global.u32 %r1, [%rd0];"),
          ptxas="error: Unknown symbol '%nosuch'"),

@@ -10,7 +10,7 @@ from .registry import RULES
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns", "addr32", "known", "_lookups", "clean_ld")
+                 "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "clean_ld")
 
     def __init__(self, module, strict: bool):
         self.module = module
@@ -25,7 +25,8 @@ class Checker:
         self._labels: dict = {}
         self._call_returns: dict = {}
         self._lookups: dict = {}
-        self.known: dict = {}  # scope -> names found declared in it (cache of PTX0301 lookups)
+        self.known: dict = {}  # scope -> names declared before its first instruction (PTX0301 cache)
+        self.first: dict = {}  # scope -> offset of its first instruction
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
         self.clean_ld: set = set()  # ld opcodes whose qualifier rules and gates found nothing
 

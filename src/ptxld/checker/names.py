@@ -36,6 +36,8 @@ def check_guard(c: Checker, ins) -> None:
     """PTX0301/PTX0111 on the guard `@p`: a declared predicate register."""
     g = ins.guard
     var = c.lookup(ins, g.name.name)
+    if var is not None and var.start > ins.start:  # declared further down: is there an earlier one?
+        var = (ins.scope or ins.module.scope).lookup(g.name.name, before=ins.start)
     if var is None:
         _name(c, ins, g.name, _known(c, ins.scope or ins.module.scope))
     elif getattr(var, "kind", "") != "variable" or var.space != ".reg" or var.type != ".pred":
@@ -45,9 +47,10 @@ def check_guard(c: Checker, ins) -> None:
 
 
 def check_names_together(c: Checker, scope, group: list) -> None:
-    """PTX0301 for many instructions of one scope at once: one syntax match and one name search
-    over their operand texts joined by `;` (which no operand text contains). An instruction
-    outside the fast operand grammar, or using a name not declared, is checked on its own."""
+    """PTX0301 for the instructions of one scope (in text order) at once: one syntax match and
+    one name search over their operand texts joined by `;` (which no operand text contains).
+    An instruction outside the fast operand grammar, or using a name that is not declared, or
+    declared only further down, is checked on its own."""
     texts = [ins.operand_text for ins in group]
     joined = ";".join(texts) + ";"
     pos, n = 0, len(joined)
@@ -67,9 +70,10 @@ def check_names_together(c: Checker, scope, group: list) -> None:
     known = _known(c, scope)
     used = fast_list_names(joined) - known
     used.discard("_")
-    left = _undeclared(scope, used)
-    known |= used - left
-    bad = {name for name in left if not _resolve(c, scope, group[0].function, name, known)}
+    left, late = _undeclared(scope, used, group[0].start)
+    known |= used - left - late
+    bad = {name for name in left if not _resolve(c, scope, group[0].function, name, known, group[0].start)}
+    bad |= late
     if bad:
         for ins, text in zip(group, texts):
             if text and not bad.isdisjoint(NAME_USE.findall(text)):
@@ -120,44 +124,47 @@ def _operand(c: Checker, ins, op, known) -> None:
         _operand(c, ins, op.second, known)
 
 
-def _undeclared(scope, names: set) -> set:
-    """The names not declared in `scope` or its parents, set-wise: a `%r<N>` range is spelled
-    out (`%r0` ... `%rN-1`, as `Scope.find` reads it) unless it is much larger than the set."""
-    left = set(names)
+def _undeclared(scope, names: set, first: int) -> tuple[set, set]:
+    """(names not declared for `scope`, names declared only after offset `first`), set-wise: a
+    `%r<N>` range is spelled out (`%r0` ... `%rN-1`, as `Scope.find` reads it) unless it is much
+    larger than the set (those names are left to `_resolve`)."""
+    left, late = set(names), set()
     s = scope
     while left and s is not None:
         declared = s.names
         if len(declared) < len(left):
-            left.difference_update(declared.keys())
+            here = {name for name in declared if name in left}
         else:
-            left = {name for name in left if name not in declared}
+            here = {name for name in left if name in declared}
+        if here:
+            left -= here
+            late.update(name for name in here if declared[name].start > first)
         for stem, var in s.ranges.items():
             if var.range_count <= 4 * len(left) + 64:
-                left.difference_update([f"{stem}{i}" for i in range(var.range_count)])
+                spelled = [f"{stem}{i}" for i in range(var.range_count)]
+                if var.start > first:
+                    late.update(left.intersection(spelled))
+                left.difference_update(spelled)
         s = s.parent
-    return left
+    return left, late
 
 
-def _resolve(c: Checker, scope, function, name: str, known: set) -> bool:
-    """Is `name` declared for `scope` (or predefined, or a label of `function`)? If so it is
-    marked known."""
-    # a name declared for an enclosing block is declared here too
+def _resolve(c: Checker, scope, function, name: str, known: set, at: int) -> bool:
+    """Is `name` declared for `scope` before offset `at` (or predefined, or a label of
+    `function`: labels may be used before they are defined)? `known` caches the names declared
+    before the scope's first instruction, which every instruction of the scope may use."""
+    # a name known in an enclosing block is declared here too, once that block's first
+    # instruction is behind
     s = scope.parent
     while s is not None:
         outer = c.known.get(s)
-        if outer is not None and name in outer:
-            known.add(name)
+        if outer is not None and name in outer and c.first.get(s, at) <= at:
             return True
         s = s.parent
-    found = scope.find(name)
+    found = scope.find(name, before=at)
     if found is not None:
-        # known from here up to the declaring block, so sibling blocks find it on the way up
-        s = scope
-        while s is not None:
-            c.known.setdefault(s, set()).add(name)
-            if s is found[0]:
-                break
-            s = s.parent
+        if found[1].start < c.first.get(scope, at):
+            known.add(name)
         return True
     if is_predefined(name) or name in c.labels_of(function):
         known.add(name)
@@ -169,8 +176,15 @@ def _name(c: Checker, ins, n: Name | str, known: set) -> None:
     """Mark a used name known, or report it undeclared (`n` is a Name, or a bare name found by
     `operand_names`, whose span is looked up only to report it)."""
     name = n if isinstance(n, str) else n.name
-    if _resolve(c, ins.scope or ins.module.scope, ins.function, name, known):
+    scope = ins.scope or ins.module.scope
+    if _resolve(c, scope, ins.function, name, known, ins.start):
         return
     start, end = name_span(ins, name) if isinstance(n, str) else (n.start, n.end)
+    later = scope.lookup(name)
+    if later is not None:
+        c.emit("PTX0301", start, end, f"`{name}` is used before its declaration", label="not declared yet",
+               secondary=[(later.start, later.end, "declared here")],
+               help="PTX names are declared before they are used (only labels may come later)")
+        return
     c.emit("PTX0301", start, end, f"`{name}` is not declared", label="undeclared",
            help="declare it (e.g. `.reg .b32 %r<N>;`) before use" if name.startswith("%") else "")

@@ -252,22 +252,23 @@ class Scope:
         self.ranges: dict[str, Variable] = {}
         self.labels: dict[str, LabelDef] = {}
 
-    def lookup(self, name: str):
-        found = self.find(name)
+    def lookup(self, name: str, before: int | None = None):
+        found = self.find(name, before)
         return found[1] if found is not None else None
 
-    def find(self, name: str):
-        """(scope that declares `name`, its declaration), or None."""
+    def find(self, name: str, before: int | None = None):
+        """(scope that declares `name`, its declaration), or None; with `before`, only
+        declarations that start before that offset count (PTX names are declared before use)."""
         s = self
         while s is not None:
             v = s.names.get(name)
-            if v is not None:
+            if v is not None and (before is None or v.start < before):
                 return s, v
             if s.ranges:
                 stem = name.rstrip("0123456789")
                 if stem != name:
                     r = s.ranges.get(stem)
-                    if r is not None:
+                    if r is not None and (before is None or r.start < before):
                         digits = name[len(stem):]
                         if (digits == "0" or not digits.startswith("0")) and int(digits) < r.range_count:
                             return s, r
