@@ -124,3 +124,30 @@ def test_first_address_base_from_text_equals_the_parsed_operands(path):
         assert repr(from_text) == repr(bases[0] if bases else None), ins.text
         seen += from_text is not None
     assert seen
+
+
+def _statements(module):
+    return [(i.opcode, i.start, i.end, i.opcode_start, i.operand_start, i.operand_text, repr(i.guard),
+             [(x.name, x.start, x.end) for x in i.labels], i.function.name if i.function else None)
+            for i in module.instructions]
+
+
+@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+def test_statement_fast_paths_equal_the_general_statement_parser(path, monkeypatch):
+    # the whole-statement matches for plain instructions and `.reg` lines build what the
+    # general (tokenizing) path builds, spans included
+    import re
+
+    from ptxld.ptx import parser
+    text = open(path, encoding="utf-8").read()
+    fast = parse(text, eager=False)
+    never = re.compile(r"(?!)")
+    monkeypatch.setattr(parser, "_FAST_STMT", never)
+    monkeypatch.setattr(parser, "_FAST_REG_STMT", never)
+    general = parse(text, eager=False)
+    assert _statements(fast) == _statements(general)
+    declared = lambda m: sorted((v.name, v.start, v.end, v.type, v.range_count)  # noqa: E731
+                                for f in m.functions.values() if f.body
+                                for v in [*f.body.scope.names.values(), *f.body.scope.ranges.values()])
+    assert declared(fast) == declared(general)
+    assert [(d.code, d.start) for d in fast.diagnostics] == [(d.code, d.start) for d in general.diagnostics]
