@@ -81,7 +81,22 @@ def name_span(ins, name: str) -> tuple[int, int]:
     return ins.operand_start, ins.operand_start + len(ins.operand_text)
 
 
+# The commonest list of all, a load's `%r, [%rd]` / `%r, [%rd+16]`, in one match.
+_REG_AND_ADDRESS = re.compile(r"\s*([%A-Za-z_$][\w$]*)\s*,\s*(\[)\s*([%A-Za-z_$][\w$]*)\s*"
+                              r"(?:\+\s*(0[xX][0-9a-fA-F]+|[1-9]\d*|0)\s*)?(\])\s*")
+
+
 def _fast_operands(text: str, base: int) -> list | None:
+    m = _REG_AND_ADDRESS.fullmatch(text)
+    if m is not None and m.group(1) != "_":
+        dest, _, name, off, _ = m.groups()
+        b = Name(name, base + m.start(3), base + m.end(3))
+        if off is None:
+            address = Address(b, 0, base + m.start(2), base + m.end(5))
+        else:
+            node = Int(int(off, 0), off, base + m.start(4), base + m.end(4))
+            address = Address(b, node.value, base + m.start(2), base + m.end(5), offset_expr=node)
+        return [Name(dest, base + m.start(1), base + m.end(1)), address]
     out = []
     pos, n = 0, len(text)
     if not text.strip():
