@@ -141,12 +141,27 @@ def _undeclared(scope, names: set, first: int) -> tuple[set, set]:
             late.update(name for name in here if declared[name].start > first)
         for stem, var in s.ranges.items():
             if var.range_count <= 4 * len(left) + 64:
-                spelled = [f"{stem}{i}" for i in range(var.range_count)]
+                spelled = _spelled(var, stem)
                 if var.start > first:
                     late.update(left.intersection(spelled))
                 left.difference_update(spelled)
         s = s.parent
     return left, late
+
+
+_SPELLED: dict = {}
+
+
+def _spelled(var, stem: str) -> frozenset:
+    """`%r0` ... `%rN-1` of a `%r<N>` declaration, remembered: every function of a module
+    declares much the same ranges, and nested blocks look up their function's again."""
+    key = (stem, var.range_count)
+    got = _SPELLED.get(key)
+    if got is None:
+        got = _SPELLED[key] = frozenset([f"{stem}{i}" for i in range(var.range_count)])
+        if len(_SPELLED) > 4096:
+            _SPELLED.clear()
+    return got
 
 
 def _resolve(c: Checker, scope, function, name: str, known: set, at: int) -> bool:
