@@ -1,7 +1,6 @@
 """PTX0109 (instruction names), PTX0111 (guards) and PTX0301 (declared names): on every instruction."""
 from __future__ import annotations
 
-import difflib
 from bisect import bisect_right
 from itertools import accumulate
 
@@ -15,6 +14,7 @@ def check_mnemonic(c: Checker, ins, mn: str) -> bool:
     """PTX0109: False when the mnemonic is unknown (nothing more is checked on that instruction)."""
     if mn in MNEMONICS:
         return True
+    import difflib
     close = difflib.get_close_matches(mn, MNEMONICS, n=1, cutoff=0.6)
     s = ins.opcode_start
     c.emit("PTX0109", s, s + len(mn), f"`{mn}` is not a PTX instruction",
