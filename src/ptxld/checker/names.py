@@ -25,7 +25,8 @@ def check_mnemonic(c: Checker, ins, mn: str) -> bool:
 
 
 def _known(c: Checker, scope) -> set:
-    """Names already resolved in this scope (registers repeat on almost every line)."""
+    """The names every instruction of `scope` may use: declared before its first instruction
+    (registers repeat on almost every line, so each is resolved once)."""
     known = c.known.get(scope)
     if known is None:
         known = c.known[scope] = set()
@@ -62,7 +63,7 @@ def check_names_together(c: Checker, scope, group: list) -> None:
         if ends is None:
             ends = list(accumulate(len(t) + 1 for t in texts))  # offset after each `;`
         k = bisect_right(ends, end)  # the first instruction the fast grammar does not take
-        check_operand_names(c, group[k], "")
+        check_operand_names(c, group[k])
         texts[k] = ""
         pos = ends[k]
     if ends is not None:
@@ -77,13 +78,13 @@ def check_names_together(c: Checker, scope, group: list) -> None:
     if bad:
         for ins, text in zip(group, texts):
             if text and not bad.isdisjoint(NAME_USE.findall(text)):
-                check_operand_names(c, ins, "")
+                check_operand_names(c, ins)
 
 
-def check_operand_names(c: Checker, ins, mn: str) -> None:
-    """PTX0301 on every name the operands use (`mn` "ld"/"wmma": their operands are parsed anyway)."""
+def check_operand_names(c: Checker, ins) -> None:
+    """PTX0301 on every name one instruction's operands use."""
     known = _known(c, ins.scope or ins.module.scope)
-    if ins._operands is None and mn != "ld" and mn != "wmma":
+    if ins._operands is None:
         names = operand_names(ins)
         if names is not None:
             for name in names:
