@@ -153,6 +153,11 @@ def bench(name: str, path: Path, arch: str, runs: int, venv_python: str | None =
                      "cpu": statistics.median(c for _, c in samples[tool]),
                      "exit": status[tool][0], "errors": status[tool][1], "warnings": status[tool][2],
                      "command": " ".join(tools[tool])}
+    # the rounds alternate the tools, so each round gives a ratio of its own
+    for tool in tools:
+        if tool != "ptxas -O0":
+            ratios = sorted(p[0] / q[0] for p, q in zip(samples["ptxas -O0"], samples[tool]))
+            row[tool]["rounds"] = (ratios[0], statistics.median(ratios), ratios[-1])
     row.update(in_process(path, runs))
     return row
 
@@ -189,6 +194,11 @@ def main(argv=None) -> int:
     for r in rows:
         print(f"  {r['case']}: in-process parse {r['in-process parse']:.3f} s, "
               f"check {r['in-process check']:.3f} s (CPU, one process)")
+        for tool in r["tools"]:
+            if "rounds" in r[tool]:
+                lo, mid, hi = r[tool]["rounds"]
+                print(f"  {r['case']}: {tool}: ptxas ÷ ptxld per round (wall) min {lo:.2f}x, "
+                      f"median {mid:.2f}x, max {hi:.2f}x")
         for tool in r["tools"]:
             x = r[tool]
             print(f"  {r['case']}: `{x['command']}` exit {x['exit']}, "
