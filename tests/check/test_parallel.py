@@ -86,3 +86,15 @@ def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypat
     assert sum(d.code == "PTX0308" for d in seq) == 1
     par = check_source_parallel(legacy, filename="m.ptx", workers=2)
     assert [(d.code, d.line) for d in par] == [(d.code, d.line) for d in seq]
+
+
+def test_a_skipped_body_keeps_its_function_name_but_not_its_parameters():
+    from ptxld.ptx.parser import parse
+    text = _module_with_errors()
+    bodies = function_bodies(text)
+    module = parse(text, eager=False, skip_bodies=dict(bodies[:1]))
+    first, *rest = [f for f in module.functions.values() if f.body is not None]
+    full = parse(text, eager=False)
+    assert first.name == next(f for f in full.functions.values() if f.body is not None).name
+    assert not first.params and not first.body.items
+    assert all(f.params or not full.functions[f.name].params for f in rest)

@@ -106,7 +106,7 @@ def test_function_header_fast_path_is_taken_for_nvcc_headers(monkeypatch):
     from ptxld.ptx import parser
     taken = []
     real = parser._Parser._fast_header
-    monkeypatch.setattr(parser._Parser, "_fast_header", lambda self, f, base: taken.append(1) or real(self, f, base))
+    monkeypatch.setattr(parser._Parser, "_fast_header", lambda self, f, base, params=True: taken.append(1) or real(self, f, base, params))
     text = open(FILES[0], encoding="utf-8").read()
     module = parse(text, eager=False)
     assert 0 < len(taken) <= len(module.functions)

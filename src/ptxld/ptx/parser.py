@@ -253,18 +253,18 @@ class _Parser:
                     pend, eol = -1, False
                     pos = stop
                     continue
-                header = None
+                header = stop = None
                 if pend >= 0:
                     if len(self.stack) > 1:  # labels before a nested block
                         self.statement(pend, s, s, comments, before_block=True)
                     else:
-                        header = self.header(pend, s, comments)
+                        stop = self.skip.get(e) if self.skip else None
+                        # a body left to another process: its parameters are that process's
+                        header = self.header(pend, s, comments, params=stop is None)
                     pend, eol = -1, False
                 self.open_block(s, header)
-                if header is not None and self.skip:
-                    stop = self.skip.get(e)
-                    if stop is not None:
-                        pos = stop
+                if stop is not None:
+                    pos = stop
                 continue
             if c == "}":
                 if inner:
@@ -547,12 +547,13 @@ class _Parser:
         self._add(Directive(".version", [toks[i + 1].text], t.start, end))
         return i + 2 if i + 2 < len(toks) else len(toks)
 
-    def header(self, pend: int, brace: int, comments: list) -> Function | None:
-        """The function header(s) before a `{`; earlier prototypes in the same text are declarations."""
+    def header(self, pend: int, brace: int, comments: list, params: bool = True) -> Function | None:
+        """The function header(s) before a `{`; earlier prototypes in the same text are declarations.
+        Without `params`, a header in the common form keeps its name only."""
         text = self._stmt_text(pend, brace, comments)
         f = _FAST_HEADER.fullmatch(text)
         if f is not None and (f.group(3) is None or f.group(2) == ".func"):
-            func = self._fast_header(f, pend)
+            func = self._fast_header(f, pend, params)
             self._declare_function(func, definition=True)
             return func
         toks = tokenize(text, pend)
@@ -583,12 +584,14 @@ class _Parser:
         self._declare_function(func, definition=True)
         return func
 
-    def _fast_header(self, f: re.Match, base: int) -> Function:
+    def _fast_header(self, f: re.Match, base: int, params: bool = True) -> Function:
         """The Function the general path builds from a header `_FAST_HEADER` matched, without
         tokenizing it."""
         first = 1 if f.group(1) else 2
         func = Function(f.group(2), f.group(6), base + f.start(first), base + f.end(6),
                         name_start=base + f.start(6), linkage=f.group(1), module=self.m)
+        if not params:
+            return func
         if f.group(3) is not None:
             func.returns = self._fast_params(f.string, f.start(3), f.end(3), base, func)
         if f.group(7) is not None:
