@@ -64,3 +64,13 @@ def test_names_declared_further_down_match_the_recorded_ptxas_output():
 def test_names_declared_further_down_match_ptxas():
     _, out = assemble(LATER)
     assert _later_lines() == sorted({int(x) for x in _ERROR_LINE.findall(out)})
+
+
+@pytest.mark.parametrize("operands", ["%r1, [_]", "[_], %r1"])
+def test_a_sink_is_no_address(operands):
+    # ptxas: "Parsing error near '_': syntax error"; `_` is a sink only among destinations
+    op = "ld.global.u32" if operands.startswith("%") else "st.global.u32"
+    text = MODULE.split(".visible .entry k", 1)[0] + (
+        ".visible .entry q()\n{\n\t.reg .b32 %r<4>;\n\t" + f"{op} {operands};\n\tret;\n}}\n")
+    errors = [d for d in check_source(text) if d.severity == "error"]
+    assert [d.line for d in errors] == [text.count("\n", 0, text.index(op)) + 1]

@@ -62,8 +62,12 @@ def test_every_case_has_a_cached_verdict(cache):
     assert verdict_counts["accept"] > 2000 and verdict_counts["reject"] > 2000
 
 
-def test_checker_agrees_with_cached_ptxas_verdicts():
-    result = compare.compare_all()
+@pytest.fixture(scope="module")
+def result():
+    return compare.compare_all()
+
+
+def test_checker_agrees_with_cached_ptxas_verdicts(result):
     m = result.metrics()
     assert m["cases"] >= MIN_CASES and not m["missing_verdicts"]
     hits = result.divergence_hits
@@ -78,6 +82,24 @@ def test_checker_agrees_with_cached_ptxas_verdicts():
     bad = result.mismatches()[:10]
     assert ok, text + "\nfirst mismatches:\n" + "\n".join(
         f"{o.case.id}: {o.direction}: {compare.pattern_of(o)[1]}" for o in bad)
+    # every difference is documented: a new one is a regression even inside the targets
+    assert not bad, "undocumented differences from ptxas:\n" + "\n".join(
+        f"{o.case.id}: {o.direction}: {o.case.focus[:80]}: ptxas {o.ptxas_message()!r}, "
+        f"ptxld {o.ptxld_message()!r}" for o in bad)
+
+
+def test_vector_type_warning_matches_ptxas_on_accepted_loads(result):
+    # ptxas warns "Vector Type not specified properly" where `.v2`/`.v4` is not right before the
+    # type: PTX0225, on the same lines, wherever ptxas accepts the module
+    cases = 0
+    for o in result.outcomes:
+        if o.ptxas_verdict != "accept" or not o.case.id.startswith("ld."):
+            continue
+        theirs = {line for line, msg in o.ptxas["warnings"] if "Vector Type not specified" in msg}
+        mine = {d.line for d in o.warnings if d.code == "PTX0225"}
+        assert mine == theirs, (o.case.id, o.case.focus)
+        cases += bool(theirs)
+    assert cases >= 20
 
 
 def _live_sample(cache, version):

@@ -354,10 +354,12 @@ register(
          E(body="ld.global %r1, [%rd0];"),
          E(body="ld.global.u32 %r1, [%rd0];"),
          ptxas="error: Unexpected instruction types specified for 'ld'"),
-    Rule("PTX0225", "vector-after-type", "warning",
-         "the vector qualifier is written after the type",
+    Rule("PTX0225", "vector-not-before-type", "warning",
+         "the vector qualifier is not written right before the type",
          LD + ", Syntax",
-         "The syntax puts {.vec} right before .type; ptxas accepts the other order with a warning.",
+         "The syntax puts {.vec} right before .type; ptxas 13.0 accepts `.v2`/`.v4` in any other "
+         "place (after the type, or with other qualifiers between) with a warning, and `.v8` "
+         "anywhere without one.",
          E(body="ld.global.u32.v2 {%r1, %r2}, [%rd0];"),
          E(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
          ptxas="warning: Vector Type not specified properly"),

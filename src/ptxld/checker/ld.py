@@ -80,18 +80,22 @@ def _qualifier_set(c: Checker, ins, m) -> None:
         s = ins.opcode_start
         c.emit("PTX0224", s, s + len(ins.opcode), "`ld` needs a type such as `.u32` or `.b64`",
                label="no `.type`", help="append the type of the loaded data, e.g. `.b32`")
-    elif "vec" in m.quals and m.quals["vec"][1] > m.quals["type"][1]:
+    elif m.vec in (".v2", ".v4") and m.quals["vec"][2] != m.quals["type"][1]:
+        # ptxas 13.0 warns whenever `.v2`/`.v4` is not directly followed by the type (and is
+        # silent about `.v8` anywhere)
         _, s, e = m.quals["vec"]
+        after = s > m.quals["type"][1]
+        what = "vector after type" if after else "not right before the type"
         fix_text = m.canonical_opcode() if not m.unknown and not m.repeated else None
-        c.emit("PTX0225", s, e, f"`{m.vec}` is written after the type `{m.type}`",
-               label="vector after type", help="write the vector qualifier before the type",
-               fix=None)
+        c.emit("PTX0225", s, e, f"`{m.vec}` is written after the type `{m.type}`" if after else
+               f"`{m.vec}` is not written right before the type `{m.type}`",
+               label=what, help="write the vector qualifier right before the type", fix=None)
         if fix_text:
             d = c.diags[-1]
             d.start, d.end = ins.opcode_start, ins.opcode_start + len(ins.opcode)
             d.line, d.column = c.source.position(d.start)
             d.end_line, d.end_column = c.source.position(d.end)
-            d.secondary.append(_label(s, e, "vector after type"))
+            d.secondary.append(_label(s, e, what))
             d.label = f"canonical: `{fix_text}`"
             d.fix = fix_text
             d.help = f"write `{fix_text}`"

@@ -16,14 +16,15 @@ class OperandError(Exception):
 
 # Fast path for the operand shapes that make up nearly all real code: registers, names,
 # `%tid.x`, plain and negative literals, `[reg]` / `[reg+imm]` / `[reg+-imm]` addresses, brace
-# vectors with sinks and texture operands `[tex, {coords}]`, comma separated.
+# vectors with sinks and texture operands `[tex, {coords}]`, comma separated. A sink `_` is no
+# address base (`[_]` is a syntax error to ptxas): the general parser takes it.
 _ITEM = r"""(?:
   (?P<name>[%A-Za-z_$][\w$]*)(?:\.(?P<comp>[a-z]\w*))?
  |(?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
- |\[\s*(?P<base>[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
+ |\[\s*(?P<base>(?!_(?![\w$]))[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
  |\{(?P<vec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}
  |-(?P<negnum>\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))
- |\[\s*(?P<tbase>[%A-Za-z_$][\w$]*)\s*,\s*\{(?P<tvec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}\s*\]
+ |\[\s*(?P<tbase>(?!_(?![\w$]))[%A-Za-z_$][\w$]*)\s*,\s*\{(?P<tvec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}\s*\]
 )"""
 _FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
 _VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
@@ -82,7 +83,7 @@ def name_span(ins, name: str) -> tuple[int, int]:
 
 
 # The commonest list of all, a load's `%r, [%rd]` / `%r, [%rd+16]`, in one match.
-_REG_AND_ADDRESS = re.compile(r"\s*([%A-Za-z_$][\w$]*)\s*,\s*(\[)\s*([%A-Za-z_$][\w$]*)\s*"
+_REG_AND_ADDRESS = re.compile(r"\s*([%A-Za-z_$][\w$]*)\s*,\s*(\[)\s*((?!_(?![\w$]))[%A-Za-z_$][\w$]*)\s*"
                               r"(?:\+\s*(0[xX][0-9a-fA-F]+|[1-9]\d*|0)\s*)?(\])\s*")
 
 
