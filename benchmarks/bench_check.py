@@ -7,8 +7,8 @@
 Each tool runs as a user runs it (a fresh process per run), alternating, `--runs` times after one
 warm-up run each; the table gives the median wall time and the median CPU time of the child
 (user + sys). ptxld is the console script installed beside this interpreter (not a version
-manager's shim, which adds its own start-up), with Python's bytecode cache allowed (as after
-`pip install`). `--venv` also installs ptxld into a fresh virtual environment (as `pipx` does)
+manager's shim, which adds its own start-up; when `ptxld` on PATH is another file, that is timed
+too), with Python's bytecode cache allowed (as after `pip install`). `--venv` also installs ptxld into a fresh virtual environment (as `pipx` does)
 and times that: an environment whose site-packages runs start-up hooks (`.pth` files) slows
 every Python program started in it, ptxld included.
 
@@ -135,6 +135,10 @@ def in_process(path: Path, runs: int) -> dict:
 
 def bench(name: str, path: Path, arch: str, runs: int, venv_python: str | None = None) -> dict:
     tools = {"ptxld check": ptxld_command(path), "ptxas -O0": ptxas_command(path, arch)}
+    on_path = shutil.which("ptxld")
+    if on_path and Path(on_path).resolve() != Path(tools["ptxld check"][0]).resolve():
+        # e.g. a version manager's shim (pyenv's is a shell script): what typing `ptxld` runs
+        tools["ptxld check (via PATH)"] = [on_path, "check", str(path)]
     if venv_python:
         tools["ptxld check (fresh venv)"] = ptxld_command(path, venv_python)
     samples = {t: [] for t in tools}
