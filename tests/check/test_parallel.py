@@ -72,13 +72,14 @@ def test_a_dead_child_without_redo_gives_none():
 
 
 def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypatch):
-    # one process only (the others' claims never happen): it must still check every body,
-    # and a module-level fact (PTX0308 counted once without .address_size) stays exact
+    # a share whose partner never claims anything checks every body itself, and a
+    # module-level fact (PTX0308 counted once without .address_size) stays exact
+    from ptxld.checker.parallel import _check_share, _Claims
     monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
     text = _module_with_errors()
     seq = check_source(text, filename="m.ptx")
-    par = check_source_parallel(text, filename="m.ptx", workers=1)
-    assert [(d.code, d.line) for d in par] == [(d.code, d.line) for d in seq]
+    alone = _check_share((text, "m.ptx", False, _Claims(function_bodies(text))))
+    assert [(d.code, d.line) for d in alone] == [(d.code, d.line) for d in seq]
     legacy = ".version 8.0\n.target sm_90\n" + "".join(
         f".entry k{i}()\n{{\n.reg .b32 %r<3>;\nld.global.u32 %r1, [%r2];\nst.global.u32 [%r2], %r1;\n}}\n"
         for i in range(8))

@@ -54,7 +54,8 @@ def function_bodies(text: str) -> list[tuple[int, int]]:
 def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
     """[fn(job) for job in jobs], the jobs after the first each in a forked child.
 
-    `fn` must return something picklable; the job of a child that fails or dies is redone here,
+    `fn` must return something picklable other than None; the job of a child that fails or dies
+    is redone here,
     or its result is None where `redo` is false."""
     if len(jobs) < 2 or not hasattr(os, "fork"):
         return [fn(j) for j in jobs]
@@ -75,13 +76,19 @@ def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
                 os._exit(code)
         os.close(w)
         children.append((i, pid, r))
-    results = [fn(jobs[0])] + [None] * (len(jobs) - 1)
-    for i, pid, r in children:
-        with os.fdopen(r, "rb") as f:
-            data = f.read()
-        _, status = os.waitpid(pid, 0)
-        ok = status == 0 and data
-        results[i] = pickle.loads(data) if ok else fn(jobs[i]) if redo else None
+    results = [None] * len(jobs)
+    try:
+        results[0] = fn(jobs[0])
+    finally:  # collect every child, also when this share failed
+        for i, pid, r in children:
+            with os.fdopen(r, "rb") as f:
+                data = f.read()
+            _, status = os.waitpid(pid, 0)
+            ok = status == 0 and data
+            results[i] = pickle.loads(data) if ok else None
+    for i in range(1, len(jobs)):
+        if results[i] is None and redo:
+            results[i] = fn(jobs[i])
     return results
 
 
