@@ -55,8 +55,7 @@ def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
     """[fn(job) for job in jobs], the jobs after the first each in a forked child.
 
     `fn` must return something picklable other than None; the job of a child that fails or dies
-    is redone here,
-    or its result is None where `redo` is false."""
+    is redone here, or its result is None where `redo` is false."""
     if len(jobs) < 2 or not hasattr(os, "fork"):
         return [fn(j) for j in jobs]
     import pickle
