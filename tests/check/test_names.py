@@ -74,3 +74,19 @@ def test_a_sink_is_no_address(operands):
         ".visible .entry q()\n{\n\t.reg .b32 %r<4>;\n\t" + f"{op} {operands};\n\tret;\n}}\n")
     errors = [d for d in check_source(text) if d.severity == "error"]
     assert [d.line for d in errors] == [text.count("\n", 0, text.index(op)) + 1]
+
+
+EXTERN_FIRST = open(os.path.join(DATA, "declared_extern_first.ptx"), encoding="utf-8").read()
+
+
+def test_a_prototype_or_extern_declaration_before_use_is_a_declaration():
+    # `.func later(...);` and `.extern .global .u32 g;` come first, their definitions after the
+    # kernel that uses them: ptxas 13.0 assembles this (with a warning about the extern)
+    assert not [d for d in check_source(EXTERN_FIRST) if d.severity == "error"]
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not installed")
+def test_a_prototype_or_extern_declaration_before_use_is_a_declaration_to_ptxas():
+    code, out = assemble(EXTERN_FIRST)
+    assert code == 0, out

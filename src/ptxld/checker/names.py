@@ -139,7 +139,7 @@ def _undeclared(scope, names: set, first: int) -> tuple[set, set]:
             here = {name for name in left if name in declared}
         if here:
             left -= here
-            late.update(name for name in here if declared[name].start > first)
+            late.update(name for name in here if s.declared_at(name, declared[name]) > first)
         for stem, var in s.ranges.items():
             if var.range_count <= 4 * len(left) + 64:
                 spelled = _spelled(var, stem)
@@ -179,7 +179,7 @@ def _resolve(c: Checker, scope, function, name: str, known: set, at: int) -> boo
         s = s.parent
     found = scope.find(name, before=at)
     if found is not None:
-        if found[1].start < c.first.get(scope, at):
+        if found[0].declared_at(name, found[1]) < c.first.get(scope, at):
             known.add(name)
         return True
     if is_predefined(name) or name in c.labels_of(function):

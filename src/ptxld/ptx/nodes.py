@@ -244,13 +244,19 @@ class Block:
 
 class Scope:
     """Names declared in a block, with `%r<N>` ranges; lookups fall back to the parent."""
-    __slots__ = ("parent", "names", "ranges", "labels")
+    __slots__ = ("parent", "names", "ranges", "labels", "first")
 
     def __init__(self, parent: "Scope | None" = None):
         self.parent = parent
         self.names: dict[str, Any] = {}
         self.ranges: dict[str, Variable] = {}
         self.labels: dict[str, LabelDef] = {}
+        # where a name declared more than once (`.extern` then its definition) was first declared
+        self.first: dict[str, int] = {}
+
+    def declared_at(self, name: str, decl) -> int:
+        """Where `name` (whose declaration here is `decl`) is first declared in this scope."""
+        return self.first.get(name, decl.start) if self.first else decl.start
 
     def lookup(self, name: str, before: int | None = None):
         found = self.find(name, before)
@@ -262,7 +268,7 @@ class Scope:
         s = self
         while s is not None:
             v = s.names.get(name)
-            if v is not None and (before is None or v.start < before):
+            if v is not None and (before is None or s.declared_at(name, v) < before):
                 return s, v
             if s.ranges:
                 stem = name.rstrip("0123456789")
