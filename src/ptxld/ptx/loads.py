@@ -77,6 +77,8 @@ _LD_OPCODES: dict[str, LdOpcode] = {}
 def ld_opcode(opcode: str) -> LdOpcode:
     got = _LD_OPCODES.get(opcode)
     if got is None:
+        if len(_LD_OPCODES) >= 4096:  # garbage input can spell endless opcodes
+            _LD_OPCODES.clear()
         got = _LD_OPCODES[opcode] = LdOpcode(opcode)
     return got
 
