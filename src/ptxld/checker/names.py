@@ -5,7 +5,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
-from ..ptx.operands import FAST_LISTS, NAME_USE, fast_list_names, name_span, operand_names
+from ..ptx.operands import FAST_LISTS, NAME_USE, fast_list_names, operand_names
 from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
 
@@ -87,9 +87,9 @@ def check_operand_names(c: Checker, ins) -> None:
     if ins._operands is None:
         names = operand_names(ins)
         if names is not None:
-            for name in names:
-                if name not in known and name != "_":
-                    _name(c, ins, name, known)
+            for n in names:
+                if n.name not in known and n.name != "_":
+                    _name(c, ins, n, known)
             return
     for op in ins.operands:
         cls = op.__class__
@@ -188,14 +188,13 @@ def _resolve(c: Checker, scope, function, name: str, known: set, at: int) -> boo
     return False
 
 
-def _name(c: Checker, ins, n: Name | str, known: set) -> None:
-    """Mark a used name known, or report it undeclared (`n` is a Name, or a bare name found by
-    `operand_names`, whose span is looked up only to report it)."""
-    name = n if isinstance(n, str) else n.name
+def _name(c: Checker, ins, n: Name, known: set) -> None:
+    """Mark a used name known, or report it where it stands: undeclared, or declared further down."""
+    name = n.name
     scope = ins.scope or ins.module.scope
     if _resolve(c, scope, ins.function, name, known, ins.start):
         return
-    start, end = name_span(ins, name) if isinstance(n, str) else (n.start, n.end)
+    start, end = n.start, n.end
     later = scope.lookup(name)
     if later is not None:
         c.emit("PTX0301", start, end, f"`{name}` is used before its declaration", label="not declared yet",

@@ -46,13 +46,14 @@ def fast_list_names(text: str) -> set[str]:
     return {t.partition(".")[0] for t in set(text.translate(_PUNCTUATION).split()) if not t[0].isdigit()}
 
 
-def operand_names(ins) -> list[str] | None:
-    """The names an instruction's operands use (`_` included), found without building operand
-    objects; None when the operands are outside the fast-path grammar (parse them instead)."""
+def operand_names(ins) -> list[Name] | None:
+    """Every name an instruction's operands use (`_` included), where it stands, found without
+    parsing the operands; None when they are outside the fast-path grammar (parse them instead)."""
     text = ins.operand_text
     if _FAST_LIST.fullmatch(text) is None:
         return None
-    return NAME_USE.findall(text)
+    at = ins.operand_start
+    return [Name(m.group(), at + m.start(), at + m.end()) for m in NAME_USE.finditer(text)]
 
 
 _ADDRESS_BASE = re.compile(r"\[\s*([%A-Za-z_$][\w$]*)")
@@ -72,14 +73,6 @@ def first_address_base(ins) -> Name | None:
         if op.__class__ is Address and op.base is not None:
             return op.base
     return None
-
-
-def name_span(ins, name: str) -> tuple[int, int]:
-    """Where `name` (from `operand_names`) first stands in the instruction's operands."""
-    for m in NAME_USE.finditer(ins.operand_text):
-        if m.group() == name:
-            return ins.operand_start + m.start(), ins.operand_start + m.end()
-    return ins.operand_start, ins.operand_start + len(ins.operand_text)
 
 
 # The commonest list of all, a load's `%r, [%rd]` / `%r, [%rd+16]`, in one match.
