@@ -33,13 +33,15 @@ def _check_texts(jobs):
 @click.option("--strict", is_flag=True, help="Seed rules stricter than ptxas become errors.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal, "
               "unless NO_COLOR is set).")
-def check_cmd(files, fmt, strict, color):
+@click.option("--fix", is_flag=True, help="Apply the safe fixes to the files (standard input: print the "
+              "fixed text, and the report on standard error), then report what is left.")
+def check_cmd(files, fmt, strict, color, fix):
     """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
 
     Exit status: 0 no errors, 1 errors found, 2 a file could not be read."""
     # A short-lived process building one big tree: the cyclic collector would only walk it.
     gc.disable()
-    texts, io_failed = [], False
+    texts, io_failed, undecodable = [], False, set()
     for file in files:
         try:
             text, warning = read_ptx(file)
@@ -49,7 +51,67 @@ def check_cmd(files, fmt, strict, color):
             continue
         if warning:
             click.echo(f"warning: {warning}", err=True)
+            undecodable.add(len(texts))
         texts.append((file if file != "-" else "<stdin>", text))
+    if fix:
+        results, report_to_stderr = _fix_files(texts, strict, undecodable)
+    else:
+        results, report_to_stderr = _check_all(texts, strict), False
+    named = [(name, diags) for (name, _), diags in zip(texts, results)]
+    errors = sum(d.severity == "error" for _, ds in named for d in ds)
+    if fmt == "json":
+        from .render import render_json
+        click.echo(render_json(named), nl=False, err=report_to_stderr)
+    elif fmt == "sarif":
+        from .render import render_sarif
+        click.echo(render_sarif(named), nl=False, err=report_to_stderr)
+    elif any(diags for _, diags in named):
+        from .render import render_text, use_color
+        stream = sys.stderr if report_to_stderr else sys.stdout
+        paint = use_color(stream) if color is None else color
+        for (name, text), (_, diags) in zip(texts, named):
+            if diags:
+                click.echo(render_text(diags, text, color=paint), nl=False, err=report_to_stderr)
+        warnings = sum(d.severity == "warning" for _, ds in named for d in ds)
+        if errors or warnings:
+            click.echo(f"{len(texts)} file(s) checked: {errors} error(s), {warnings} warning(s)",
+                       err=report_to_stderr)
+    code = 2 if io_failed else 1 if errors else 0
+    if sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+        # A big module is millions of objects: skip tearing them down at interpreter exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _fix_files(texts: list, strict: bool, undecodable: set) -> tuple[list, bool]:
+    """Fix each text (rewriting its file; standard input's goes to standard output) and return
+    the diagnostics left in each, and whether the report must go to standard error."""
+    from .fix import fix_source
+    results, to_stdout = [], None
+    for i, (name, text) in enumerate(texts):
+        if i in undecodable:  # writing it back would replace its undecodable bytes
+            click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
+            results.append(_check_text((text, name, strict)))
+            continue
+        fixed, applied, diags = fix_source(text, filename=name, strict=strict)
+        results.append(diags)
+        texts[i] = (name, fixed)
+        if name == "<stdin>":
+            to_stdout = fixed
+        elif applied:
+            with open(name, "w", encoding="utf-8", newline="") as f:
+                f.write(fixed)
+        if applied:
+            click.echo(f"{name}: fixed {applied} problem(s)", err=True)
+    if to_stdout is not None:
+        click.echo(to_stdout, nl=False)
+    return results, to_stdout is not None
+
+
+def _check_all(texts: list, strict: bool) -> list:
+    """The diagnostics of each text, using every core for many or big texts."""
     jobs = [(t, name, strict) for name, t in texts]
     cores = os.cpu_count() or 1
     if len(jobs) > 1 and sum(len(t) for t, _, _ in jobs) >= PARALLEL_MIN_BYTES and cores > 1:
@@ -65,30 +127,7 @@ def check_cmd(files, fmt, strict, color):
         results = [check_source_parallel(text, filename=name, strict=strict_)]
     else:
         results = [_check_text(j) for j in jobs]
-    named = [(name, diags) for (name, _), diags in zip(texts, results)]
-    errors = sum(d.severity == "error" for _, ds in named for d in ds)
-    if fmt == "json":
-        from .render import render_json
-        click.echo(render_json(named), nl=False)
-    elif fmt == "sarif":
-        from .render import render_sarif
-        click.echo(render_sarif(named), nl=False)
-    elif any(diags for _, diags in named):
-        from .render import render_text, use_color
-        paint = use_color(sys.stdout) if color is None else color
-        for (name, text), (_, diags) in zip(texts, named):
-            if diags:
-                click.echo(render_text(diags, text, color=paint), nl=False)
-        warnings = sum(d.severity == "warning" for _, ds in named for d in ds)
-        if errors or warnings:
-            click.echo(f"{len(texts)} file(s) checked: {errors} error(s), {warnings} warning(s)")
-    code = 2 if io_failed else 1 if errors else 0
-    if sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
-        # A big module is millions of objects: skip tearing them down at interpreter exit.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    sys.exit(code)
+    return results
 
 
 _CODE = re.compile(r"^PTX\d{4}$", re.I)

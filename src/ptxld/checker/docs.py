@@ -46,11 +46,19 @@ NOT_RULES: list[tuple[str, str]] = [
 ]
 
 
+def _has_fix(r: Rule) -> bool:
+    """Does the rule's diagnostic carry a safe fix (seen on its own example)?"""
+    from . import check_source
+    return any(d.fix is not None for d in check_source(r.bad.source()) if d.code == r.code)
+
+
 def rule_page(r: Rule) -> str:
     sev = r.severity + (" (error with `--strict`)" if r.seed_only else "")
     lines = [f"# {r.code} `{r.name}`", "", f"**{r.summary}.**", "",
-             f"- Severity: {sev}", f"- Source: {r.section}", f"- ptxas 13.0: {r.ptxas or 'rejects it'}", "",
-             "## Rule", "", f"> {r.seed}", ""]
+             f"- Severity: {sev}", f"- Source: {r.section}", f"- ptxas 13.0: {r.ptxas or 'rejects it'}"]
+    if _has_fix(r):
+        lines.append("- Fix: safe; `ptxld check --fix` applies it")
+    lines += ["", "## Rule", "", f"> {r.seed}", ""]
     if r.explanation:
         lines += [r.explanation, ""]
     lines += ["## Example that triggers it", "", "```ptx", r.bad.shown(), "```", "",
@@ -67,6 +75,10 @@ def index_page() -> str:
              "PTX05xx `wmma.load` · PTX06xx version/target gates · PTX07xx ptxas 13.0 defects.", "",
              "Severity follows ptxas 13.0: what it rejects is an error. Rules where the seed text is "
              "stricter than ptxas are warnings (errors under `--strict`).", "",
+             "A diagnostic carries a fix only where the edit keeps what the instruction means (a "
+             "repeated or conflicting qualifier, a hint that cannot go with the memory order, "
+             "`.unified`, a renamed target, the canonical qualifier order); `ptxld check --fix` "
+             "applies those. Guesses such as a misspelt mnemonic's nearest match stay in the help.", "",
              "Short examples are placed in the standard kernel (module header, `gbuf`/`sbuf`/`cbuf` "
              "buffers, registers `%p<2> %h<8> %r<8> %rd<8> %f<8> %fd<8>`, `%rd0` loaded from the "
              "parameter `param_ptr`):", "", "```ptx", _prelude_shown(), "```", "",

@@ -61,7 +61,7 @@ def _qualifier_set(c: Checker, ins, m) -> None:
         elif text in (".ci", ".E"):
             hint = f"`{text}` is SASS (LDG) syntax, not PTX"
         c.emit("PTX0201", s, e, f"`{text}` is not a qualifier of `ld`", label="unknown qualifier",
-               help=hint or "remove it", fix="" if not hint else None)
+               help=hint or "remove it, or correct its spelling")
     for group, text, s, e in m.repeated:
         first = m.quals[group]
         if group == "sem":
@@ -498,8 +498,7 @@ def _param_rules(c: Checker, ins, m) -> None:
         g = ins.guard
         c.emit("PTX0222", g.start, g.end, "reading a call's return value with `ld.param` cannot be predicated",
                label="predicate", secondary=[(a.start, a.end, "return value of a call")],
-               help="load unconditionally, then select with `selp` or a predicated `mov`",
-               fix="")
+               help="load unconditionally, then select with `selp` or a predicated `mov`")
     if local and func is not None and func.is_entry and a.name not in c.call_returns_of(func):
         c.emit("PTX0701", a.start, a.end, f"ptxas 13.0 crashes on `ld.param` of `{a.name}`, a `.param` declared in a kernel",
                label="call-argument `.param` read back",

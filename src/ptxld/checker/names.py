@@ -19,8 +19,7 @@ def check_mnemonic(c: Checker, ins, mn: str) -> bool:
     s = ins.opcode_start
     c.emit("PTX0109", s, s + len(mn), f"`{mn}` is not a PTX instruction",
            label="unknown instruction",
-           help=f"did you mean `{close[0]}`?" if close else "",
-           fix=close[0] if close else None)
+           help=f"did you mean `{close[0]}`?" if close else "")
     return False
 
 

@@ -20,6 +20,7 @@ from .lexer import Token, tokenize
 from .source import Source
 
 MAX_ERRORS = 200
+_NO_SEMICOLON = "expected `;` at the end of the statement"
 
 _COARSE = re.compile(r"""
  (?P<simple>[^;{}"/#]+;)
@@ -367,8 +368,7 @@ class _Parser:
             if not in_function and self._top_is_header_only(text):
                 pass  # legacy prototypes without `;`
             else:
-                syntax_error(self.m, stop, stop + 1, "expected `;` at the end of the statement",
-                             help="add `;`", fix=";")
+                syntax_error(self.m, stop, stop + 1, _NO_SEMICOLON, help="add `;`")
         c0 = text[0]
         if c0 == "#":
             syntax_error(self.m, start, stop, "C preprocessor directive in PTX: ptxas does not run the "
@@ -401,7 +401,7 @@ class _Parser:
         if b >= len(text):
             if missing_semicolon and labels:
                 # a label right before `}` is fine
-                self.m.diagnostics[-1:] = [d for d in self.m.diagnostics[-1:] if d.fix != ";"]
+                self.m.diagnostics[-1:] = [d for d in self.m.diagnostics[-1:] if d.message != _NO_SEMICOLON]
             return
         if text[b] == ".":
             if labels and _EOL_RE.match(text, b) is not None:

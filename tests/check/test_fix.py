@@ -1,0 +1,84 @@
+"""`ptxld check --fix`: the safe fixes of the rule pages' examples give modules that ptxas takes."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from ptxas_util import PTXAS, assemble, ptxas_version_ok
+from ptxld.checker import all_rules, check_source
+from ptxld.checker.fix import apply_fixes, fix_source
+from ptxld.cli import main
+from ptxld.diagnostics import Diagnostic
+
+FIXABLE = [r for r in all_rules()
+           if any(d.fix is not None for d in check_source(r.bad.source()) if d.code == r.code)]
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "loads.ptx")
+
+
+def test_some_rules_carry_a_fix():
+    assert len(FIXABLE) >= 10
+
+
+@pytest.mark.parametrize("rule", FIXABLE, ids=[r.code for r in FIXABLE])
+def test_the_fix_removes_the_problem(rule):
+    fixed, applied, diags = fix_source(rule.bad.source())
+    assert applied >= 1 and fixed != rule.bad.source()
+    assert rule.code not in {d.code for d in diags}, [(d.code, d.message) for d in diags]
+    assert diags == check_source(fixed)
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not installed")
+@pytest.mark.parametrize("rule", FIXABLE, ids=[r.code for r in FIXABLE])
+def test_ptxas_takes_the_fixed_module(rule):
+    fixed, _, diags = fix_source(rule.bad.source())
+    if not ptxas_version_ok(fixed):
+        pytest.skip("PTX newer than ptxas 13.0")
+    code, out = assemble(fixed, compile_only="unified" in fixed, tries=3)  # as test_rules does
+    assert (code == 0) == (not [d for d in diags if d.severity == "error"]), out
+
+
+def _diag(start, end, fix):
+    return Diagnostic("PTX0202", "error", "m", 1, 1, start, end, fix=fix)
+
+
+def test_overlapping_fixes_wait_for_the_next_pass():
+    text = "ld.global.global.ca.u32"  # .global 2-9, .global 9-16, .ca 16-19
+    fixed, applied = apply_fixes(text, [_diag(16, 19, ""), _diag(2, 9, ""), _diag(9, 19, ".x")])
+    assert (fixed, applied) == ("ld.x.u32", 2)  # the edit of 16-19 overlaps the one of 9-19
+
+
+def test_cli_fixes_the_file_and_reports_what_is_left(tmp_path):
+    path = tmp_path / "loads.ptx"
+    original = open(EXAMPLE, encoding="utf-8").read()
+    path.write_text(original, encoding="utf-8")
+    before = [d for d in check_source(original) if d.severity == "error"]
+    res = CliRunner().invoke(main, ["check", "--fix", str(path)])
+    after = path.read_text(encoding="utf-8")
+    assert after != original and "fixed 1 problem(s)" in res.output
+    left = [d for d in check_source(after) if d.severity == "error"]
+    assert len(left) == len(before) - 1 and res.exit_code == (1 if left else 0)
+    # nothing left to fix: the file stays as it is
+    again = CliRunner().invoke(main, ["check", "--fix", str(path)])
+    assert path.read_text(encoding="utf-8") == after and "fixed" not in again.output
+
+
+def test_cli_fix_of_standard_input_prints_the_fixed_text():
+    original = open(EXAMPLE, encoding="utf-8").read()
+    try:
+        runner = CliRunner(mix_stderr=False)  # click 8.1
+    except TypeError:
+        runner = CliRunner()  # click >= 8.2 keeps the streams apart anyway
+    res = runner.invoke(main, ["check", "--fix", "-"], input=original)
+    fixed, _, _ = fix_source(original)
+    assert res.stdout == fixed and "error[" in res.stderr and "fixed 1 problem(s)" in res.stderr
+
+
+def test_cli_leaves_a_file_that_is_not_utf8_alone(tmp_path):
+    path = tmp_path / "bad.ptx"
+    data = open(EXAMPLE, "rb").read().replace(b"// ", b"// \xff", 1)
+    path.write_bytes(data)
+    res = CliRunner().invoke(main, ["check", "--fix", str(path)])
+    assert path.read_bytes() == data and "not fixed" in res.output
