@@ -85,14 +85,14 @@ def _run(c: Checker) -> None:
         if mn not in MNEMONICS:
             check_mnemonic(c, ins, mn)
             continue
-        if ins.guard is not None:
-            check_guard(c, ins)
         scope = ins.scope or ins.module.scope
         group = together.get(scope)
         if group is None:
             group = together[scope] = []
             c.first[scope] = ins.start
         group.append(ins)
+        if ins.guard is not None:
+            check_guard(c, ins)
         if mn == "ld":
             m = ins.load
             if isinstance(m, LoadModel):

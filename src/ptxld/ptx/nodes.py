@@ -244,7 +244,7 @@ class Block:
 
 class Scope:
     """Names declared in a block, with `%r<N>` ranges; lookups fall back to the parent."""
-    __slots__ = ("parent", "names", "ranges", "labels", "first")
+    __slots__ = ("parent", "names", "ranges", "labels", "first_declared")
 
     def __init__(self, parent: "Scope | None" = None):
         self.parent = parent
@@ -252,11 +252,11 @@ class Scope:
         self.ranges: dict[str, Variable] = {}
         self.labels: dict[str, LabelDef] = {}
         # where a name declared more than once (`.extern` then its definition) was first declared
-        self.first: dict[str, int] = {}
+        self.first_declared: dict[str, int] = {}
 
     def declared_at(self, name: str, decl) -> int:
         """Where `name` (whose declaration here is `decl`) is first declared in this scope."""
-        return self.first.get(name, decl.start) if self.first else decl.start
+        return self.first_declared.get(name, decl.start) if self.first_declared else decl.start
 
     def lookup(self, name: str, before: int | None = None):
         found = self.find(name, before)

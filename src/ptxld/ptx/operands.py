@@ -18,16 +18,20 @@ class OperandError(Exception):
 # `%tid.x`, plain and negative literals, `[reg]` / `[reg+imm]` / `[reg+-imm]` addresses, brace
 # vectors with sinks and texture operands `[tex, {coords}]`, comma separated. A sink `_` is no
 # address base (`[_]` is a syntax error to ptxas): the general parser takes it.
-_ITEM = r"""(?:
-  (?P<name>[%A-Za-z_$][\w$]*)(?:\.(?P<comp>[a-z]\w*))?
- |(?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
- |\[\s*(?P<base>(?!_(?![\w$]))[%A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]
- |\{(?P<vec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}
- |-(?P<negnum>\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))
- |\[\s*(?P<tbase>(?!_(?![\w$]))[%A-Za-z_$][\w$]*)\s*,\s*\{(?P<tvec>\s*[%A-Za-z_$][\w$]*\s*(?:,\s*[%A-Za-z_$][\w$]*\s*)*)\}\s*\]
+_NAME = r"[%A-Za-z_$][\w$]*"
+_BASE = rf"(?!_(?![\w$])){_NAME}"  # an address base: a name, but not the sink
+_OFFSET = r"0[xX][0-9a-fA-F]+|[1-9]\d*|0"
+_NAMES = rf"\s*{_NAME}\s*(?:,\s*{_NAME}\s*)*"
+_ITEM = rf"""(?:
+  (?P<name>{_NAME})(?:\.(?P<comp>[a-z]\w*))?
+ |(?P<num>0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
+ |\[\s*(?P<base>{_BASE})\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>{_OFFSET}))?\s*\]
+ |\{{(?P<vec>{_NAMES})\}}
+ |-(?P<negnum>\s*(?:{_OFFSET}))
+ |\[\s*(?P<tbase>{_BASE})\s*,\s*\{{(?P<tvec>{_NAMES})\}}\s*\]
 )"""
 _FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
-_VEC_ITEM = re.compile(r"[%A-Za-z_$][\w$]*")
+_VEC_ITEM = re.compile(_NAME)
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
 # builds no operands (the names pass of the checker uses it).
 _PLAIN_ITEM = re.sub(r"\(\?P<\w+>", "(?:", _ITEM)
@@ -35,7 +39,7 @@ _LIST = rf"(?:\s*{_PLAIN_ITEM}\s*,)*\s*{_PLAIN_ITEM}\s*|\s*"
 _FAST_LIST = re.compile(_LIST, re.X)
 # Many operand lists, each followed by `;` (which no operand text contains).
 FAST_LISTS = re.compile(rf"(?:(?:{_LIST});)*", re.X)
-NAME_USE = re.compile(r"(?<![\w$.%])[%A-Za-z_$][\w$]*")
+NAME_USE = re.compile(rf"(?<![\w$.%]){_NAME}")
 # In text that FAST_LISTS matched, a name is a run of name characters (with its `.x` component
 # attached) and a number starts with a digit, so a split finds the names faster than NAME_USE.
 _PUNCTUATION = str.maketrans(dict.fromkeys(",;[]{}+-", " "))
@@ -56,7 +60,7 @@ def operand_names(ins) -> list[Name] | None:
     return [Name(m.group(), at + m.start(), at + m.end()) for m in NAME_USE.finditer(text)]
 
 
-_ADDRESS_BASE = re.compile(r"\[\s*([%A-Za-z_$][\w$]*)")
+_ADDRESS_BASE = re.compile(rf"\[\s*({_NAME})")
 
 
 def first_address_base(ins) -> Name | None:
@@ -76,8 +80,7 @@ def first_address_base(ins) -> Name | None:
 
 
 # The commonest list of all, a load's `%r, [%rd]` / `%r, [%rd+16]`, in one match.
-_REG_AND_ADDRESS = re.compile(r"\s*([%A-Za-z_$][\w$]*)\s*,\s*(\[)\s*((?!_(?![\w$]))[%A-Za-z_$][\w$]*)\s*"
-                              r"(?:\+\s*(0[xX][0-9a-fA-F]+|[1-9]\d*|0)\s*)?(\])\s*")
+_REG_AND_ADDRESS = re.compile(rf"\s*({_NAME})\s*,\s*(\[)\s*({_BASE})\s*(?:\+\s*({_OFFSET})\s*)?(\])\s*")
 
 
 def _fast_operands(text: str, base: int) -> list | None:

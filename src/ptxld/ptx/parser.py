@@ -740,7 +740,7 @@ class _Parser:
                     if not (getattr(prev, "linkage", None) == ".extern" or var.linkage == ".extern"):
                         syntax_error(self.m, var.name_start, var.name_start + len(var.name),
                                      f"`{var.name}` is declared twice in the same scope", code="PTX0012")
-                    scope.first.setdefault(var.name, prev.start)
+                    scope.first_declared.setdefault(var.name, prev.start)
                 scope.names[var.name] = var
             self._add(var)
         return k
