@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+import ptxld
 from ptxld.sass import SassError, assemble, lower
 
 from sass_vectors import lowering, registers_symbolic, unguarded, words_ptxas
@@ -104,7 +105,7 @@ def test_32bit_addressing_matches_ptxas_11_8_m32():
 @pytest.mark.parametrize("ptx, expected", [
     ("ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1+-16];", "LDG.E.CI.128 R4, [R2+-0x10]"),
     ("ld.nc.global.f32 %f1, [%rd1 + 16]", "LDG.E.CI R4, [R2+0x10]"),
-    ("ld.global.u8.cg %r1, [%rd1-16];", "LDG.E.CG.U8 R4, [R2+-0x10]"),
+    ("ld.global.u8.cg %r1, [%rd1+-16];", "LDG.E.CG.U8 R4, [R2+-0x10]"),
     ("ld.global.lu.s16 %r1, [%rd1+0x10];", "LDG.E.CG.S16 R4, [R2+0x10]"),
     ("  ld.volatile.global.v2.s8 {%r1, %r2}, [%rd1];  // comment", "LDG.E.CV.S16 R4, [R2]"),
 ])
@@ -116,15 +117,66 @@ def test_qualifiers_in_any_order_and_address_spellings(ptx, expected):
     ("st.global.u32 [%rd1], %r1;", "not a PTX load"),
     ("ld.shared.u32 %r1, [%r2];", "shared"),
     ("ld.global.u32.u16 %r1, [%rd1];", "two type"),
-    ("ld.global.frob.u32 %r1, [%rd1];", "unknown load qualifier .frob"),
-    ("ld.global %r1, [%rd1];", "no type"),
-    ("ld.global.v4.u32 {%r1, %r2}, [%rd1];", "4 destination"),
+    ("ld.global.frob.u32 %r1, [%rd1];", "`.frob` is not a qualifier of `ld` [PTX0201]"),
+    ("ld.global %r1, [%rd1];", "needs a type"),
+    ("ld.global.v4.u32 {%r1, %r2}, [%rd1];", "4 elements into 2 registers"),
     ("ld.volatile.global.cg.u32 %r1, [%rd1];", "volatile"),
-    ("ld.global.nc.cv.u32 %r1, [%rd1];", ".nc takes only"),
+    ("ld.global.nc.cv.u32 %r1, [%rd1];", "cannot take the cache operator `.cv`"),
     ("ld.nc.u32 %r1, [%rd1];", ".global"),
-    ("ld.global.u32 %r1, [16];", "Immediate addresses"),
+    ("ld.global.u32 %r1, [16];", "immediate addresses only with `.local`"),
     ("ld.global.u32 %r1, %rd1;", "address"),
 ])
 def test_clear_errors(ptx, message):
     with pytest.raises(SassError, match=re.escape(message)):
         lower(ptx)
+
+
+# -- one decoder: the lowering reads the parser's load model and the checker's verdict ----------
+
+def test_unified_address_lowers_as_ptxas_accepts_it_on_sm_5x():
+    # ptxas checks neither the PTX version nor the target of `.unified` on a register address
+    assert lower("ld.global.f32 %f1, [%rd1].unified;")[-1] == "LDG.E R4, [R2]"
+
+
+def test_several_loads_and_a_parsed_instruction():
+    text = "ld.global.u32 %r1, [%rd1];\nld.global.nc.v2.f32 {%f1, %f2}, [%rd1+8];"
+    assert lower(text) == ["LDG.E R4, [R2]", "LDG.E.CI.64 R4, [R2+0x8]"]
+    module = ptxld.parse(".version 7.0\n.target sm_50\n.address_size 64\n.entry k(.param .u64 p)\n{\n"
+                         ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\n"
+                         "ld.global.cg.u32 %r1, [%rd1+4];\nret;\n}\n")
+    load = [i for i in module.instructions if i.load is not None and i.load.space == ".global"][0]
+    assert lower(load) == ["LDG.E.CG R4, [R2+0x4]"]
+    assert lower([load, "ld.global.cv.u32 %r1, [%rd1];"]) == ["LDG.E.CG R4, [R2+0x4]", "LDG.E.CV R4, [R2]"]
+
+
+def _dlcm_rows():
+    import json
+    from pathlib import Path
+    data = json.loads((Path(__file__).parent / "data" / "dlcm_sm50.json").read_text())
+    return data["rows"]
+
+
+def test_dlcm_and_flcm_match_ptxas():
+    """-dlcm names the cache operator of loads without one; -flcm forces one on every load but
+    .nc and .volatile ones (ptxas 12.9, sm_50, 108 compilations)."""
+    rows = _dlcm_rows()
+    assert len(rows) >= 100 and {r["option"] for r in rows} >= {None, "-dlcm=cg", "-flcm=cv"}
+    bad = []
+    for r in rows:
+        kw = {}
+        if r["option"]:
+            name, value = r["option"][1:].split("=")
+            kw[name] = value
+        mine = _loads(lower(r["ptx"], uniform=r["uniform"], **kw))
+        if mine != [registers_symbolic(t) for t in r["sass"]]:
+            bad.append((r["ptx"], r["option"], mine, r["sass"]))
+    assert not bad, bad[:5]
+
+
+def test_one_answer_for_a_load_with_two_types():
+    # the checker, the emulator and the lowering read `ld.global.u8.u32` the same way: invalid
+    with pytest.raises(SassError, match=r"two types.*PTX0202"):
+        lower("ld.global.u8.u32 %r1, [%rd1];")
+    assert any(d.code == "PTX0202" for d in ptxld.check(
+        ".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n.reg .b32 %r1;\n.reg .b64 %rd1;\n"
+        "ld.global.u8.u32 %r1, [%rd1];\nret;\n}\n"))

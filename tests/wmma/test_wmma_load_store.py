@@ -188,4 +188,4 @@ def test_parse_accepts_ptxas_orders_and_extras():
     old = wmma.parse("wmma.load.a.sync.row.m16n16k16.f16")
     assert not old.aligned and old.requirements().ptx_below == (6, 3)
     assert wmma.parse("wmma.load.a.sync.aligned.row.m16n16k16.shared::cta.f16") \
-        .requirements().gate.ptx == (7, 8)
+        .requirements().gate.min_ptx == (7, 8)

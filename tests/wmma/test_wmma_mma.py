@@ -45,7 +45,7 @@ def run_mma(m: spec.MmaSpec, target, alayout, blayout, A, B, C, *, satfinite=Fal
 def cases():
     for m in spec.mma_combinations():
         for family in FAMILIES:
-            if FAMILIES.index(family) < FAMILIES.index(target_family(m.gate.sm)):
+            if FAMILIES.index(family) < FAMILIES.index(target_family(m.gate.min_sm)):
                 continue
             for al, bl in itertools.product(m.alayouts, m.blayouts):
                 yield pytest.param(m, family, al, bl,

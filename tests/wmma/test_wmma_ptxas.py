@@ -67,10 +67,10 @@ def mma_line(m, al, bl):
 @pytest.mark.parametrize("target", ["sm_90", "sm_75"])
 def test_every_legal_load_store_and_mma_assembles(target):
     sm = int(target[3:])
-    frags = [f for f in spec.legal_combinations() if f.gate.sm <= sm]
+    frags = [f for f in spec.legal_combinations() if f.gate.min_sm <= sm]
     body = body_for(frags)
     for m in spec.mma_combinations():
-        if m.gate.sm <= sm:
+        if m.gate.min_sm <= sm:
             body += "".join(mma_line(m, al, bl) for al in m.alayouts for bl in m.blayouts)
     rc, err = assemble(body, target)
     assert rc == 0, err
@@ -106,7 +106,7 @@ def test_register_count_is_exact(f):
 
 
 @pytest.mark.parametrize("f", [f for f in spec.legal_combinations()
-                               if f.gate.sm == 80 and f.matrix != "d"],
+                               if f.gate.min_sm == 80 and f.matrix != "d"],
                          ids=lambda f: "-".join(f.key))
 def test_sm80_gate(f):
     rc, err = assemble(load_line(f, f.layouts[0]), target="sm_75")

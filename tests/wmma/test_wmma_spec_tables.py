@@ -123,7 +123,7 @@ def test_default_strides_and_fragment_bytes(frag):
     ar, ac, br, bc, cr, cc = DEFAULT_STRIDES[frag.shape]
     expected = {"a": (ar, ac), "b": (br, bc)}.get(frag.matrix, (cr, cc))
     assert (frag.default_stride("row"), frag.default_stride("col")) == expected
-    if frag.source != "seed":
+    if frag.source != "isa":
         return
     t = "s8" if frag.type == "u8" else "s4" if frag.type == "u4" else frag.type
     if frag.matrix in "ab":
@@ -150,13 +150,13 @@ def test_gates(frag):
             t = "tf32"
         if frag.shape in ("m8n8k32", "m8n8k128"):  # incl. the .f32 ptxas extension (§A11)
             t = "s4"
-    assert frag.gate.sm == MIN_SM[t]
+    assert frag.gate.min_sm == MIN_SM[t]
     if t == "f16":
-        assert frag.gate.ptx == ((6, 0) if frag.shape == "m16n16k16" else (6, 1))
+        assert frag.gate.min_ptx == ((6, 0) if frag.shape == "m16n16k16" else (6, 1))
     elif MIN_SM[t] == 80:
-        assert frag.gate.ptx == (7, 0)
+        assert frag.gate.min_ptx == (7, 0)
     else:
-        assert frag.gate.ptx == (6, 3)
+        assert frag.gate.min_ptx == (6, 3)
 
 
 def test_aligned_rule_ptxas_b10():
@@ -167,7 +167,7 @@ def test_aligned_rule_ptxas_b10():
 
 
 def test_shared_cta_gate():
-    assert spec.SHARED_CTA_GATE.ptx == (7, 8)
+    assert spec.SHARED_CTA_GATE.min_ptx == (7, 8)
     assert "shared::cluster" not in spec.STATE_SPACES
 
 

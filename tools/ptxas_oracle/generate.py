@@ -41,6 +41,14 @@ from functools import lru_cache
 from typing import Callable, Iterator
 
 from ptxld.spec import ld as LD
+from ptxld.spec.types import kind_bits
+
+# The types the generator draws from (ld types, and register classes for destinations), with
+# the (class, bits) that type checking compares.
+TYPE_CLASSES = {t: kind_bits(t) for t in (
+    ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32",
+    ".s64", ".f16", ".f16x2", ".f32", ".f64", ".bf16", ".bf16x2", ".tf32", ".pred")}
+GROUP_OF = {q: g for g, qs in LD.GROUPS.items() for q in qs}
 from ptxld.spec import targets as T
 from ptxld.spec import wmma as W
 
@@ -90,8 +98,8 @@ def _previous(v: tuple[int, int]) -> tuple[int, int] | None:
 def _boundary_versions() -> tuple[tuple[int, int], ...]:
     """Every PTX version at which some load-family gate opens, and the one before it."""
     mins = {g.min_ptx for g in LD.GATES.values()}
-    mins |= {W.ALIGNED_FROM_PTX, W.SHARED_CTA_GATE.ptx}
-    mins |= {f.gate.ptx for f in W.legal_combinations()}
+    mins |= {W.ALIGNED_FROM_PTX, W.SHARED_CTA_GATE.min_ptx}
+    mins |= {f.gate.min_ptx for f in W.legal_combinations()}
     mins |= set(T.TARGETS_ADDED)
     out = {VERSIONS[0], VERSIONS[-1]}
     for v in mins:
@@ -109,9 +117,9 @@ BOUNDARY_VERSIONS = _boundary_versions()
 # ptxas has no `.reg .bf16/.bf16x2/.tf32` ("Parsing error near '.bf16'"); every other TYPES entry
 # is a register class.
 _NOT_REGISTER_KINDS = {"bf", "bf16x2", "tf"}
-REG_CLASSES = tuple(t for t, (kind, _) in LD.TYPES.items() if kind not in _NOT_REGISTER_KINDS)
+REG_CLASSES = tuple(t for t, (kind, _) in TYPE_CLASSES.items() if kind not in _NOT_REGISTER_KINDS)
 LD_TYPES = LD.GROUPS["type"]
-NON_LD_TYPES = tuple(t for t in LD.TYPES if t not in LD_TYPES)
+NON_LD_TYPES = tuple(t for t in TYPE_CLASSES if t not in LD_TYPES)
 LD_SPACES: tuple[str | None, ...] = (None,) + LD.GROUPS["space"]   # None: generic addressing
 GROUP_ORDER = tuple(LD.GROUPS)
 
@@ -597,7 +605,7 @@ def _grammar():
 
 def _misspell(rng: random.Random, qual: str) -> str:
     """A near miss of a qualifier that is not itself a qualifier."""
-    valid = set(LD.GROUP_OF) | {f".{x}" for x in (*W.SHAPES, *W.LAYOUTS, *W.ELEMENT_BITS, "sync",
+    valid = set(GROUP_OF) | {f".{x}" for x in (*W.SHAPES, *W.LAYOUTS, *W.ELEMENT_BITS, "sync",
                                                   "aligned", "a", "b", "c")}
     body = qual[1:]
     for _ in range(20):
@@ -630,7 +638,7 @@ FOREIGN_QUALIFIERS = (".wb", ".wt", ".ci", ".E", ".U", ".L2::evict_unchanged", "
 
 _SAME_KIND = {}
 for _c in REG_CLASSES:
-    _SAME_KIND.setdefault(LD.TYPES[_c][0], []).append(_c)
+    _SAME_KIND.setdefault(TYPE_CLASSES[_c][0], []).append(_c)
 
 
 def _registry() -> tuple[dict[str, Callable], Callable]:
@@ -692,9 +700,9 @@ def _mutations() -> dict[str, Callable]:
 
     @op
     def other_register_width(rng, k, load, q):
-        kind, bits = LD.TYPES[q["type"]]
-        same = [c for c in _SAME_KIND.get(kind, []) if LD.TYPES[c][1] != bits]
-        same = same or [c for c in REG_CLASSES if LD.TYPES[c][1] != bits and c != ".pred"]
+        kind, bits = TYPE_CLASSES[q["type"]]
+        same = [c for c in _SAME_KIND.get(kind, []) if TYPE_CLASSES[c][1] != bits]
+        same = same or [c for c in REG_CLASSES if TYPE_CLASSES[c][1] != bits and c != ".pred"]
         load.dest = k.regs(rng.choice(same), len(load.dest))
 
     @op
@@ -1121,13 +1129,13 @@ def wmma_load(k: Kernel, f: W.FragmentSpec, layout: str, space: str | None, stri
 
 
 def _wmma_target(rng: random.Random, f: W.FragmentSpec) -> str:
-    ok = [t for t in TARGETS if sm(t) >= f.gate.sm]
+    ok = [t for t in TARGETS if sm(t) >= f.gate.min_sm]
     return rng.choice(ok) if rng.random() < 0.75 else rng.choice(TARGETS)
 
 
 def _wmma_version(rng: random.Random, target: str, f: W.FragmentSpec):
     vs = versions_for(target)
-    ok = [v for v in vs if v >= f.gate.ptx] or list(vs)
+    ok = [v for v in vs if v >= f.gate.min_ptx] or list(vs)
     return rng.choice(ok) if rng.random() < 0.8 else rng.choice(vs)
 
 
@@ -1287,7 +1295,7 @@ def _self_check() -> None:
     rng = random.Random("self-check")
     sets = [complete(p) for _, p in _gate_instances()] + [random_quals(rng) for _ in range(300)]
     bad = {(g, v) for q in sets for g, v in q.items() if v not in LD.GROUPS.get(g, ())}
-    bad |= {x for x in LD_ONLY_QUALIFIERS + NON_WMMA_SPACES[:-1] if x not in LD.GROUP_OF}
+    bad |= {x for x in LD_ONLY_QUALIFIERS + NON_WMMA_SPACES[:-1] if x not in GROUP_OF}
     if bad:
         raise RuntimeError(f"generator uses qualifiers outside ptxld.spec.ld: {sorted(map(str, bad))}")
 

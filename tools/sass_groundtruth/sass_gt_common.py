@@ -25,7 +25,7 @@ def version(tool: Path) -> str:
 
 
 def tool_versions() -> dict:
-    return {"ptxas": version(PTXAS12), "ptxas_m32": version(PTXAS11),
+    return {"ptxas": version(PTXAS12), "ptxas_m32": version(PTXAS11) if PTXAS11.exists() else "not installed",
             "nvdisasm": version(NVDISASM),
             "packages": ["nvidia-cuda-nvcc-cu12==12.9.86", "nvidia-cuda-nvcc-cu11==11.8.89",
                          "triton==3.3.1 (nvdisasm)"]}

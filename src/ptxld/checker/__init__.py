@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
+from ..ptx.syntax import operand_errors
 from . import catalog  # noqa: F401 - registers the rules
 from .context import Checker
 from .header import check_header
@@ -54,7 +55,7 @@ def check_module(module, *, strict: bool = False, cap: bool = True) -> list[Diag
         c.diags.append(Diagnostic("PTX0000", "error", f"internal error in the checker: {type(e).__name__}: {e}",
                                   1, 1, 0, 1, filename=module.source.filename,
                                   notes=["this is a bug in ptxld; please report it with the input"]))
-    out = module.diagnostics + c.diags
+    out = module.diagnostics + operand_errors(module) + c.diags
     out.sort(key=Diagnostic.sort_key)
     return capped(out, module.source.filename) if cap else out
 

@@ -135,7 +135,8 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 
 @click.command("explain")
 @click.argument("what")
-@click.option("--target", default="sm_90", show_default=True, help="Target for the wmma fragment table.")
+@click.option("--target", default=None, help="Check the instruction for this target (default: the newest "
+              "target ptxas 13.0 knows, sm_100a) and show the wmma fragment layout of it (default sm_90).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
               help="wmma.load/store: also write the fragment map as an SVG picture.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True),
@@ -152,25 +153,34 @@ def explain_cmd(what, target, svg_path, png_path):
         click.echo(rule_page(rule), nl=False)
         return
     from .explain import ExplainError, explain_instruction
+    from .render import render_text, use_color
     try:
-        click.echo(explain_instruction(what, target=target), nl=False)
+        result = explain_instruction(what, target=target)
     except ExplainError as e:
         raise click.UsageError(str(e))
-    if svg_path or png_path:
-        _write_fragment_pictures(what, target, svg_path, png_path)
+    if result.diagnostics:
+        # what is wrong comes first, on standard output with the description (one report)
+        click.echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
+    if result.text:
+        if result.diagnostics:
+            click.echo()
+        click.echo(result.text, nl=False)
+    else:
+        click.echo("not explained: the instruction is not a valid load (see above)")
+    if (svg_path or png_path) and result.text:
+        from .explain import DEFAULT_LAYOUT_TARGET
+        _write_fragment_pictures(result.model, target or DEFAULT_LAYOUT_TARGET, svg_path, png_path)
+    if result.errors:
+        sys.exit(1)
 
 
-def _write_fragment_pictures(what: str, target: str, svg_path, png_path) -> None:
-    from ..wmma.errors import WmmaError
-    from ..wmma.params import WmmaMemParams, parse
+def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
+    from ..ptx.loads import WmmaLoadModel
     from ..wmma.render import fragment_png, fragment_svg
-    try:
-        p = parse(what.split()[0])
-    except WmmaError as e:
-        raise click.UsageError(f"--svg/--png draw wmma fragments: {e}")
-    if not isinstance(p, WmmaMemParams):
-        raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store")
-    args = (p.shape, p.matrix, p.type, p.layout, target)
+    if not isinstance(model, WmmaLoadModel):
+        raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
+                               "an `ld` has no fragment to draw")
+    args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:
             f.write(fragment_svg(*args))

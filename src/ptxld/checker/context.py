@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Label
 from ..ptx.nodes import Name, ParenList
-from ..spec import ld as LD
+from ..spec.types import kind_bits
 from ..spec.targets import parse_target
 from .registry import RULES
 
@@ -83,7 +83,7 @@ class Checker:
         if not self._call_returns:  # one pass over the module, on first use
             self._call_returns[None] = set()
             for ins in self.module.instructions:
-                if ins.opcode.startswith("call"):
+                if ins.decoded.mnemonic == "call":
                     ops = ins.operands
                     if ops and isinstance(ops[0], ParenList):
                         self._call_returns.setdefault(id(ins.function), set()).update(
@@ -95,7 +95,7 @@ def reg_type(var) -> tuple[str, int] | None:
     """(kind, bits) of a register variable's element type, or None if it is not a typed `.reg`."""
     if var is None or getattr(var, "space", None) != ".reg":
         return None
-    return LD.TYPES.get(var.type)
+    return kind_bits(var.type)
 
 
 def fmt_version(v) -> str:

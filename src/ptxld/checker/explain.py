@@ -1,57 +1,80 @@
-"""`ptxld explain "INSTRUCTION"`: a load described in words, with its minimum PTX ISA and target."""
+"""`ptxld explain "INSTRUCTION"`: a load described in words, with its minimum PTX ISA and target.
+
+The instruction is checked first, in a kernel of the requested target whose registers follow
+nvcc's naming (`%r` 32-bit, `%rd` 64-bit, `%f` .f32, ...): an illegal load is reported with its
+diagnostics, never described as if it were valid. Everything said about the load comes from the
+one load model and the spec's tables.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.nodes import Name, Sink, Vector
-from ..ptx.parser import parse
 from ..spec import ld as LD
-from .gates import MMIO_ACQUIRE, ld_features
+from ..spec.types import kind_bits
+from .gates import ld_features
+from .snippet import SnippetError, check_loads
 
-_SPACE = {None: "generic addressing (the address selects .global, .shared, .local, .const or .param)",
-          ".global": "the .global state space", ".shared": "the .shared state space of this CTA (::cta)",
-          ".shared::cta": "the .shared state space of this CTA",
-          ".shared::cluster": "the .shared state space of any CTA in the cluster",
-          ".local": "the thread's .local state space", ".const": "the .const state space",
-          ".param": "the .param state space (::entry for kernel parameters, ::func otherwise)",
-          ".param::entry": "kernel parameters (.param::entry)",
-          ".param::func": "device-function parameters (.param::func)"}
-_COP = {".ca": "cache at all levels (likely reused)", ".cg": "cache in L2 only, not L1",
-        ".cs": "streaming: likely accessed once (evict first)", ".lu": "last use",
-        ".cv": "volatile cache: fetch again, do not use cached lines"}
-_SCOPE = {".cta": "the CTA", ".cluster": "the cluster", ".gpu": "the GPU", ".sys": "the whole system"}
+# diagnostics that do not stop the description: the load is valid PTX, for another target
+_GATE_CODES = ("PTX0601", "PTX0602", "PTX0603")
 
 
 class ExplainError(ValueError):
     pass
 
 
-def explain_instruction(text: str, *, target: str = "sm_90") -> str:
-    line = text.strip().rstrip(";") + ";"
-    module = parse(f".version 9.0\n.target sm_90\n.address_size 64\n.entry explain_k()\n{{\n{line}\n}}\n",
-                   filename="<explain>")
-    if not module.instructions:
-        raise ExplainError(f"not an instruction: {text!r}")
-    ins = module.instructions[0]
+@dataclass
+class Explanation:
+    """What `explain` found: the diagnostics of the instruction (errors first in the output),
+    and its description (empty when the instruction is not a valid load)."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str = ""
+    source: str = ""          # the kernel the instruction was checked in (for rendering)
+    model: object = None      # the LoadModel / WmmaLoadModel
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+
+#: The target an instruction is checked for when none is named: the newest ptxas 13.0 knows, so
+#: that explain states what a load needs instead of refusing it for an older GPU.
+NEWEST_TARGET = "sm_100a"
+#: The target whose wmma fragment layout is shown when none is named.
+DEFAULT_LAYOUT_TARGET = "sm_90"
+
+
+def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
+    """Check one load for `target` (default: the newest target) and describe it."""
+    if "\n" in text.strip():
+        raise ExplainError("explain takes one instruction")
+    try:
+        checked = check_loads(text, target=target or NEWEST_TARGET, filename="<explain>")
+    except SnippetError as e:
+        raise ExplainError(str(e)) from None
+    if len(checked.loads) != 1:
+        raise ExplainError("explain takes one instruction")
+    ins, diags = checked.loads[0]
+    out = Explanation(diags, "", checked.source, ins.load)
+    if any(d.code not in _GATE_CODES for d in out.errors) or ins.load is None:
+        return out
     m = ins.load
     if isinstance(m, WmmaLoadModel):
-        from ..wmma.render import describe_wmma_load
-        try:
-            return describe_wmma_load([x[0] for x in ins.modifiers], target)
-        except Exception as e:  # WmmaError: an illegal combination
-            raise ExplainError(str(e)) from None
-    if not isinstance(m, LoadModel):
-        raise ExplainError(f"`{ins.opcode}` is not a load; explain knows ld, ld.global.nc and wmma.load")
-    return _describe_ld(ins, m)
+        from ..wmma.render import describe_wmma_load  # the wmma tables only when asked for
+        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_LAYOUT_TARGET)
+    else:
+        out.text = _describe_ld(ins, m)
+    return out
 
 
 def _describe_ld(ins, m: LoadModel) -> str:
-    out = [m.canonical_opcode() + (f" {ins.operand_text.strip().rstrip(';')}" if ins.operand_text.strip() else ""), ""]
-    problems = [q[0] for q in m.unknown] + [r[1] for r in m.repeated]
-    if problems:
-        out.append("Not a valid load: " + ", ".join(f"`{p}`" for p in problems)
-                   + " (run `ptxld check` for details).")
+    operands = ins.operand_text.strip().rstrip(";")
+    out = [m.canonical_opcode() + (f" {operands}" if operands else ""), ""]
     form = "ld.global.nc (non-coherent, read-only data path)" if m.nc else "ld"
-    out.append(f"Instruction: {form}, reading {_SPACE.get(m.space, m.space)}.")
+    space = m.space or "generic"
+    out.append(f"Instruction: {form}, reading {LD.DESCRIPTIONS.get(space, space)}.")
     sem = m.sem
     if m.mmio:
         out.append("Ordering: .mmio — a memory-mapped I/O access at .sys scope: performed exactly once, "
@@ -59,7 +82,7 @@ def _describe_ld(ins, m: LoadModel) -> str:
     elif sem in (".relaxed", ".acquire"):
         what = ("relaxed (strong, no ordering of other accesses)" if sem == ".relaxed" else
                 "acquire (strong; later accesses of this thread cannot move before it)")
-        out.append(f"Ordering: {what}, synchronizing with {_SCOPE.get(m.scope, 'a scope (missing)')}.")
+        out.append(f"Ordering: {what}, synchronizing with {LD.DESCRIPTIONS[m.scope]}.")
     elif sem == ".volatile":
         out.append("Ordering: .volatile — like .relaxed.sys for memory order; not cached or merged.")
     elif m.nc:
@@ -69,7 +92,7 @@ def _describe_ld(ins, m: LoadModel) -> str:
         out.append("Ordering: weak (the default, as .weak): no synchronization.")
     hints = []
     if m.get("cop"):
-        hints.append(f"{m.get('cop')}: {_COP[m.get('cop')]}")
+        hints.append(f"{m.get('cop')}: {LD.DESCRIPTIONS[m.get('cop')]}")
     for g in ("l1_evict", "l2_evict"):
         if m.get(g):
             hints.append(f"{m.get(g)}: eviction priority hint")
@@ -78,19 +101,18 @@ def _describe_ld(ins, m: LoadModel) -> str:
     if m.get("cache_hint"):
         hints.append(".L2::cache_hint: the 64-bit cache-policy operand guides L2 eviction")
     out.append("Caching: " + ("; ".join(hints) if hints else "default (no hints)") + ".")
-    if m.type:
-        kind, bits = LD.TYPES[m.type]
-        n = m.vector_length
-        size = bits * n // 8
-        ext = {"s": "sign-extended", "u": "zero-extended", "b": "zero-extended", "f": "not extended (exact size)"}[kind]
-        out.append(f"Width: {n} × {m.type} = {size} byte(s) ({bits * n} bits); must be {size}-byte aligned.")
-        out.append(f"Into a wider register the value is {ext} (Table 28).")
-        names = _dest_names(m)
-        step = bits // 8
-        for i in range(n):
-            dest = names[i] if i < len(names) else f"element {i}"
-            where = "not read (sink)" if dest == "_" else f"→ {dest}"
-            out.append(f"  bytes {i * step}..{(i + 1) * step - 1} {where}")
+    kind, bits = kind_bits(m.type)
+    n = m.vector_length
+    size = bits * n // 8
+    ext = {"s": "sign-extended", "u": "zero-extended", "b": "zero-extended"}.get(kind, "not extended (exact size)")
+    out.append(f"Width: {n} × {m.type} = {size} byte(s) ({bits * n} bits); must be {size}-byte aligned.")
+    out.append(f"Into a wider register the value is {ext} (Table 28).")
+    names = _dest_names(m)
+    step = bits // 8
+    for i in range(n):
+        dest = names[i] if i < len(names) else f"element {i}"
+        where = "not read (sink)" if dest == "_" else f"→ {dest}"
+        out.append(f"  bytes {i * step}..{(i + 1) * step - 1} {where}")
     ptx, sm, why = _minimum(m)
     out.append(f"Canonical order: {m.canonical_opcode()}")
     out.append(f"Requires: PTX ISA {ptx[0]}.{ptx[1]} and {'sm_' + str(sm) if sm else 'any target'}"
@@ -105,10 +127,12 @@ def _dest_names(m) -> list[str]:
 
 
 def _minimum(m):
+    """The least PTX version and target of every gate the load passes through (the gates that
+    ptxas does not enforce included: this says what the ISA requires)."""
     ptx, sm, why = (1, 0), 0, []
     for key, _ in ld_features(m):
-        g = MMIO_ACQUIRE if key == "mmio.acquire" else LD.GATES[key]
-        gsm = 30 if key == "::cta" else (g.min_sm or 0)
+        g = LD.GATES[key]
+        gsm = g.min_sm or 0
         if g.min_ptx > ptx or gsm > sm:
             why.append(key)
         ptx, sm = max(ptx, g.min_ptx), max(sm, gsm)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from ..spec import targets as T
+from ..spec.ld import GATES
 from ..spec.opcodes import DIRECTIVES, MNEMONICS
 from .context import Checker, fmt_version
 
@@ -242,7 +243,6 @@ def _check_declarations(c: Checker) -> None:
 
 def _check_unified_declarations(c: Checker) -> None:
     """`.attribute(.unified)` variables: PTX ISA 8.0 and sm_90 (ptxas checks these, A3)."""
-    from ..spec.ld import GATES
     g = GATES[".unified"]
     for v in c.module.items:
         if getattr(v, "kind", None) != "variable" or not any(a.startswith(".unified") for a in v.attributes):

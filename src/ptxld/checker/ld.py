@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 from ..ptx.nodes import Address, Int, Name, Sink, Vector
+from ..diagnostics import Label
 from ..spec import ld as LD
+from ..spec.opcodes import is_predefined
+from ..spec.types import kind_bits
 from .context import Checker, reg_type
 from .gates import check_ld_gates
 from .operands import check_address, destination_types, dest_compatible, type_name
 
 _ORDERS_WITH_SCOPE = (".relaxed", ".acquire")
 _STRONG = (".volatile", ".relaxed", ".acquire")
-# State spaces each restricted qualifier allows (None = generic). spec/ld.py's table, plus the
-# `.level1::eviction_priority` limit that ptxas 13.0 enforces (ptxas-vs-seeds B3).
-_ALLOWED = dict(LD.ALLOWED_SPACES)
-_ALLOWED["l1_evict"] = frozenset({".global", None})
+_ALLOWED = LD.ALLOWED_SPACES
 _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scopes", "vec": "vector sizes",
                "type": "types", "prefetch": "prefetch sizes", "l1_evict": "L1 eviction priorities",
                "l2_evict": "L2 eviction priorities", "cache_hint": "`.L2::cache_hint`", "nc": "`.nc`",
@@ -21,7 +21,7 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
 
 def check_ld(c: Checker, ins, m) -> None:
     """Every rule on one `ld`: its qualifiers and gates, then its operands."""
-    op = m.opcode
+    op = m.facts
     unified = m.address is not None and m.address.unified
     if unified or op not in c.clean_ld:
         before = len(c.diags)
@@ -102,7 +102,6 @@ def _qualifier_set(c: Checker, ins, m) -> None:
 
 
 def _label(s, e, msg):
-    from ..diagnostics import Label
     return Label(s, e, msg)
 
 
@@ -364,7 +363,6 @@ def _register_or_report(c: Checker, ins, d: Name):
     """The register's (kind, bits), or None after reporting a non-register destination."""
     var = c.lookup(ins, d.name)
     if var is None:
-        from ..spec.opcodes import is_predefined
         if is_predefined(d.name):
             c.emit("PTX0303", d.start, d.end, f"the special register `{d.name}` cannot be written",
                    label="read-only special register")
@@ -383,7 +381,7 @@ def _register_or_report(c: Checker, ins, d: Name):
 
 def _type_error(c: Checker, m, d, t) -> None:
     q = m.quals["type"]
-    kind, bits = LD.TYPES[m.type]
+    kind, bits = kind_bits(m.type)
     if t[0] == "pred":
         why = "a predicate cannot be loaded"
     elif t[1] < bits:

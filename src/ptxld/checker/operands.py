@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ptx.nodes import Name
 from ..ptx.operands import first_address_base
-from ..spec import ld as LD
+from ..spec.types import kind_bits
 from .context import Checker, reg_type
 
 
@@ -22,7 +22,7 @@ def dest_compatible(itype: str, reg: tuple[str, int], *, vector: bool = False) -
     ptxas 13.0 is looser for vector destinations: `.v2/.v4/.v8 .f32` into `.u32/.s32` and
     `.v2/.v4 .f64` into `.u64/.s64` registers pass, while the scalar forms are rejected
     (measured over every vector length x type x register class)."""
-    ik, ib = LD.TYPES[itype]
+    ik, ib = kind_bits(itype)
     rk, rb = reg
     if rk == "pred" or rb < ib:
         return False
@@ -123,8 +123,7 @@ def check_store_address_width(c: Checker, ins) -> None:
     """The one check on st/atom/red: a 32-bit `.global`/generic address (ptxas's 32-bit stop)."""
     if c.address_size == 32:
         return
-    mods = ins.opcode.split(".")
-    if any("." + x in _OTHER_SPACES for x in mods[1:]):
+    if ins.decoded.get("space") in _OTHER_SPACES:
         return
     base = first_address_base(ins)
     if base is not None:

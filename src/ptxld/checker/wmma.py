@@ -56,7 +56,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                    notes=["ptxas 13.0 reports this combination with an internal builtin-library error"]
                    if key in _PTXAS_INTERNAL else [])
         else:
-            if spec.source != "seed":
+            if spec.source != "isa":
                 t = q["type"]
                 c.emit("PTX0510", t[1], t[2],
                        f"the seed's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
@@ -66,7 +66,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                 c.emit("PTX0505", lay[1], lay[2],
                        f"matrix {m.matrix.upper()} of `.{m.type}` must be `.{spec.layouts[0]}`",
                        label="layout not allowed", help=f"write `.{spec.layouts[0]}`", fix="." + spec.layouts[0])
-            check_wmma_gates(c, spec, m)
+            check_wmma_gates(c, spec, m, W.SHARED_CTA_GATE)
     _vector_qualifier(c, m, spec)
     ops = ins.operands
     if not ops:

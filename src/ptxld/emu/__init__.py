@@ -10,7 +10,6 @@ from .errors import (BarrierError, EmulationError, GenericAddressError, LaunchEr
                      UninitializedParamError, UnsupportedInstructionError, WarpSyncError,
                      WmmaFault)
 from .api import Kernel, LaunchStats, RawModule
-from . import sem_alu, sem_control, sem_mem, sem_warp  # noqa: F401  (register handlers)
 
 __all__ = ["RawModule", "Kernel", "LaunchStats", "EmulationError", "MemoryFault",
            "OutOfBoundsError", "MisalignedAddressError", "GenericAddressError",

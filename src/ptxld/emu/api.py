@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ptx.parser import parse
 from . import errors as E
 from . import ptxtypes as T
 from .machine import Batch
-from .memory import GlobalMemory, Segment, Spaces
+from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .program import Program, _align_up
 
 DEFAULT_MAX_STEPS = 5_000_000
@@ -56,7 +57,6 @@ class RawModule:
 
     def __init__(self, code: str | None = None, *, path: str | os.PathLike | None = None,
                  memory_budget: int = DEFAULT_MEMORY_BUDGET):
-        from ..ptx.parser import parse
         if (code is None) == (path is None):
             raise TypeError("give exactly one of code= or path=")
         filename = "<string>"
@@ -93,7 +93,6 @@ class RawModule:
 
 
 def LAYOUT(module):
-    from .memory import LAYOUT32, LAYOUT64
     return LAYOUT32 if module.address_size == 32 else LAYOUT64
 
 

@@ -11,6 +11,9 @@ import time
 import click
 import numpy as np
 
+from .api import DEFAULT_MAX_STEPS, RawModule
+from .errors import EmulationError
+
 _SCALARS = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
             "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
             "b8": np.uint8, "b16": np.uint16, "b32": np.uint32, "b64": np.uint64,
@@ -60,8 +63,6 @@ def _arg(text: str):
 @click.argument("args", nargs=-1)
 def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, args):
     """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
-    from . import EmulationError, RawModule
-    from .api import DEFAULT_MAX_STEPS
     parsed = [_arg(a) for a in args]
     progress = _Progress() if sys.stderr.isatty() else None
     try:

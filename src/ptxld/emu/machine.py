@@ -15,17 +15,10 @@ import numpy as np
 from . import errors as E
 from . import ptxtypes as T
 from .memory import Fault
-from .program import CONTROL, SIMPLE
+from .handlers import SIMPLE, resolve_stall
+from .threadset import merge
 
 EMPTY = np.empty(0, np.intp)
-
-
-def merge(a, b, n):
-    if a is None or b is None:
-        raise AssertionError("merging a full group")
-    m = np.concatenate((a, b))
-    m.sort(kind="stable")
-    return None if len(m) == n else m
 
 
 class Batch:
@@ -197,13 +190,4 @@ class Batch:
     def _release_stalled(self) -> bool:
         """Nothing runnable: complete barriers whose missing threads have exited, else report
         the deadlock."""
-        from .sem_control import try_complete_barriers
-        if try_complete_barriers(self):
-            return True
-        if self.bar_wait and any(self.bar_wait.values()):
-            from .sem_control import barrier_deadlock
-            raise barrier_deadlock(self)
-        if self.warp_wait:
-            from .sem_warp import warp_deadlock
-            raise warp_deadlock(self)
-        return False
+        return resolve_stall(self)

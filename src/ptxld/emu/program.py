@@ -6,47 +6,21 @@ mnemonic in `HANDLERS`. A compiled `Op` runs on a set of threads (`idx`: sorted 
 or None for every thread of the batch)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Variable, Vector
+from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
+from ..spec.opcodes import special_register
 from . import errors as E
 from . import ptxtypes as T
-from .memory import LAYOUT32, LAYOUT64, Segment
-
-HANDLERS: dict = {}
-
-
-def handler(*mnemonics):
-    def deco(fn):
-        for m in mnemonics:
-            HANDLERS[m] = fn
-        return fn
-    return deco
-
-
-class CompileError(Exception):
-    """An instruction the emulator cannot run; becomes UnsupportedInstructionError when reached."""
-
-
-SIMPLE, CONTROL = 0, 1
-
-
-class Op:
-    __slots__ = ("pc", "ins", "kind", "run", "guard", "gneg", "fn", "text", "line", "warp_sync",
-                 "info")
-
-    def __init__(self, pc, ins, fn):
-        self.pc, self.ins, self.fn = pc, ins, fn
-        self.kind, self.run = SIMPLE, None
-        self.guard, self.gneg = None, False
-        self.warp_sync = None            # callable(batch, idx) -> member masks, for *.sync ops
-        self.text = " ".join(ins.text.split()) if ins is not None else ""
-        self.line = ins.line if ins is not None else 0
-        self.info = {}
-
+# the semantics modules register their handlers on import
+from . import sem_mem, sem_warp  # noqa: F401
+from .handlers import SIMPLE, CompileError, Op, handler_for
+from .memory import LAYOUT32, LAYOUT64, Fault, Segment
+from .sem_alu import compile_alu
+from .sem_control import compile_fallthrough_end
+from .sem_special import special_reader
 
 @dataclass(eq=False)
 class Func:
@@ -63,28 +37,9 @@ class Func:
     address: int = 0
 
 
-SPECIAL = {
-    "%tid": ".u32", "%ntid": ".u32", "%ctaid": ".u32", "%nctaid": ".u32", "%laneid": ".u32",
-    "%warpid": ".u32", "%nwarpid": ".u32", "%smid": ".u32", "%nsmid": ".u32", "%gridid": ".u64",
-    "%clock": ".u32", "%clock_hi": ".u32", "%clock64": ".u64", "%lanemask_eq": ".u32",
-    "%lanemask_le": ".u32", "%lanemask_lt": ".u32", "%lanemask_ge": ".u32", "%lanemask_gt": ".u32",
-    "%clusterid": ".u32", "%nclusterid": ".u32", "%cluster_ctaid": ".u32", "%cluster_nctaid": ".u32",
-    "%cluster_ctarank": ".u32", "%cluster_nctarank": ".u32", "%is_explicit_cluster": ".pred",
-    "%dynamic_smem_size": ".u32", "%total_smem_size": ".u32", "%aggr_smem_size": ".u32",
-    "%globaltimer": ".u64", "%globaltimer_lo": ".u32", "%globaltimer_hi": ".u32",
-    "%current_graph_exec": ".u64", "%reserved_smem_offset_begin": ".b32",
-    "%reserved_smem_offset_end": ".b32", "%reserved_smem_offset_cap": ".b32",
-}
-
-
 def special_type(name: str) -> str | None:
-    if name in SPECIAL:
-        return SPECIAL[name]
-    for stem, t in (("%envreg", ".b32"), ("%pm", ".u32")):
-        if name.startswith(stem) and name[len(stem):].split("_")[0].isdigit():
-            return ".u64" if name.endswith("_64") else t
-    return None
-
+    sr = special_register(name)
+    return sr.type if sr is not None else None
 
 
 def _align_up(x: int, a: int) -> int:
@@ -341,25 +296,20 @@ class Program:
                 self.pvar(it)
 
     def _compile(self, op: Op):
-        from . import sem_control
         if op.ins is None:
-            sem_control.compile_fallthrough_end(op, self)
+            compile_fallthrough_end(op, self)
             return
         ins = op.ins
         try:
             if ins.guard is not None:
                 op.guard = self.pred_slot(ins.guard.name, ins)
                 op.gneg = ins.guard.negated
-            h = HANDLERS.get(ins.mnemonic)
-            if h is None:
-                from .sem_alu import compile_alu
-                h = compile_alu
+            h = handler_for(ins.decoded) or compile_alu
             h(op, self)
         except CompileError as e:
             msg = str(e)
 
             def unsupported(b, idx, _msg=msg):
-                from .memory import Fault
                 raise Fault(E.UnsupportedInstructionError, 0, None, None,
                             f"cannot execute `{ins.opcode}`: {_msg}",
                             "an instruction the emulator implements", b.count(idx))
@@ -391,7 +341,6 @@ class Program:
 
     def vector_regs(self, node, ins) -> list:
         """A vector operand's elements: (slot, type) or None for the sink `_`."""
-        from ..ptx.nodes import Sink
         if isinstance(node, Vector):
             return [None if isinstance(x, Sink) else self.reg(x, ins) for x in node.items]
         if isinstance(node, Name):
@@ -420,7 +369,6 @@ class Program:
                 return lambda b, idx: T.convert_width(b.rd(s, idx), rt, w)
             st = special_type(node.name)
             if st is not None and v is None:
-                from .sem_special import special_reader
                 rd = special_reader(node.name, node.component)
                 sw = T.WIDTH[st]
                 if sw == w:
@@ -454,7 +402,6 @@ class Program:
     def dest(self, node, t: str, ins):
         """Compile a destination: fn(batch, idx, bits) writing raw bits of type `t` (Table 28
         extension into a wider register)."""
-        from ..ptx.nodes import Sink
         if isinstance(node, Sink):
             return lambda b, idx, val: None
         s, rt = self.reg(node, ins)

@@ -8,13 +8,10 @@ import struct
 
 import numpy as np
 
-WIDTH = {".pred": 1}
-for _k in "bsu":
-    for _w in (8, 16, 32, 64):
-        WIDTH[f".{_k}{_w}"] = _w
-WIDTH.update({".b128": 128, ".f16": 16, ".bf16": 16, ".f32": 32, ".f64": 64, ".f16x2": 32,
-              ".bf16x2": 32, ".tf32": 32, ".e4m3": 8, ".e5m2": 8, ".e4m3x2": 16, ".e5m2x2": 16,
-              ".u16x2": 32, ".s16x2": 32, ".u8x4": 32, ".s8x4": 32, ".f32x2": 64})
+from ..ptx.nodes import Float, Int
+from ..spec.types import TYPES
+
+WIDTH = {name: t.bits for name, t in TYPES.items()}
 
 UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
@@ -79,7 +76,6 @@ def int_bits(value: int, w: int) -> int:
 
 def immediate_bits(op, t: str):
     """Raw bits (Python int, or bool for .pred) of an Int/Float literal used as type `t`."""
-    from ..ptx.nodes import Float, Int
     w = WIDTH[t]
     if w == 1:
         return bool(op.value)

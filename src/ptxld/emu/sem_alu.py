@@ -5,13 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Expr, Float, Int, Name, PredPair, Sink, Vector
+from ..spec.decode import decode
 from . import ptxtypes as T
-from .program import CompileError, handler
-
-
-def _alu():
-    from .alu import lookup, why_not
-    return lookup, why_not
+from .alu import lookup, why_not
+from .handlers import CompileError, handler
 
 
 def _scalar_or_source(prog, node, t, ins):
@@ -43,10 +40,11 @@ def native_float(opcode: str):
     """`add/sub/mul{.rn}.f32|.f64` without .ftz/.sat: IEEE round-to-nearest is exactly NumPy's
     arithmetic, with NaN results made canonical as the ALU library does (tests check the two
     agree bit for bit). Returns fn(a_bits, b_bits) -> bits, or None."""
-    parts = opcode.split(".")
-    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[1] != "rn"):
+    d = decode(opcode)
+    rest = [m[0] for m in d.modifiers if m[0] not in d.types]
+    if len(d.types) != 1 or rest not in ([], [".rn"]):
         return None
-    spec = _NATIVE.get((parts[0], "." + parts[-1]))
+    spec = _NATIVE.get((d.mnemonic, d.types[0]))
     if spec is None:
         return None
     ufunc, ft, ut, nan = spec
@@ -65,7 +63,6 @@ def native_float(opcode: str):
 
 def compile_alu(op, prog):
     ins = op.ins
-    lookup, why_not = _alu()
     alu = lookup(ins.opcode)
     if alu is None:
         raise CompileError(why_not(ins.opcode) or f"`{ins.opcode}` is not a known instruction")
@@ -104,9 +101,10 @@ def compile_alu(op, prog):
 @handler("mov")
 def compile_mov(op, prog):
     ins = op.ins
-    t = next((m[0] for m in reversed(ins.modifiers) if m[0] in T.WIDTH), None)
-    if t is None:
-        raise CompileError("mov needs a type")
+    types = ins.decoded.types
+    if len(types) != 1:
+        raise CompileError("mov needs a type" if not types else f"mov takes one type, not {len(types)}")
+    t = types[0]
     ops = ins.operands
     if len(ops) != 2:
         raise CompileError("mov takes two operands")

@@ -7,7 +7,8 @@ from ..ptx.nodes import Int, Name, ParenList, Variable
 from . import errors as E
 from . import ptxtypes as T
 from .memory import Fault
-from .program import CONTROL, SIMPLE, CompileError, handler
+from .handlers import CONTROL, SIMPLE, CompileError, handler, stall_resolver
+from .sem_warp import compile_bar_warp
 
 
 def _split(b, op, idx, act):
@@ -24,7 +25,7 @@ def _split(b, op, idx, act):
 @handler("bra", "brx")
 def compile_bra(op, prog):
     ins = op.ins
-    if ins.mnemonic == "brx":
+    if ins.decoded.mnemonic == "brx":
         raise CompileError("brx.idx (branch tables) is not supported")
     target = ins.operands[0]
     if not isinstance(target, Name) or target.name not in op.fn.labels:
@@ -290,23 +291,23 @@ def compile_fallthrough_end(op, prog):
 @handler("bar", "barrier")
 def compile_bar(op, prog):
     ins = op.ins
-    mods = [m[0] for m in ins.modifiers]
-    if ".warp" in mods:
-        from .sem_warp import compile_bar_warp
+    d = ins.decoded
+    if d.has(".warp"):
         return compile_bar_warp(op, prog)
-    if ".cluster" in mods:
-        return _compile_cluster_barrier(op, prog, mods)
+    if d.has(".cluster"):
+        return _compile_cluster_barrier(op, prog, d)
     kind = "sync"
     for k in ("arrive", "red", "sync"):
-        if "." + k in mods:
+        if d.has("." + k):
             kind = k
             break
-    aligned = ins.mnemonic == "bar" or ".aligned" in mods
+    aligned = d.mnemonic == "bar" or d.has(".aligned")
     ops = list(ins.operands)
     dest = None
     redop = None
     if kind == "red":
-        redop = next((m[1:] for m in mods if m in (".popc", ".and", ".or")), None)
+        redop = d.pick(".popc", ".and", ".or")
+        redop = redop and redop[1:]
         rtype = ".u32" if redop == "popc" else ".pred"
         dest = prog.dest(ops.pop(0), rtype, ins)
         pred_node = ops.pop()
@@ -426,6 +427,17 @@ def try_complete_barriers(b) -> bool:
     return progressed
 
 
+@stall_resolver(order=0)
+def _barriers_on_stall(b) -> bool:
+    """Barriers first: a barrier whose missing threads exited completes; one that never can is
+    the deadlock to report."""
+    if try_complete_barriers(b):
+        return True
+    if b.bar_wait and any(b.bar_wait.values()):
+        raise barrier_deadlock(b)
+    return False
+
+
 def barrier_deadlock(b):
     for bid, waiting in b.bar_wait.items():
         if not waiting:
@@ -457,8 +469,8 @@ def barrier_deadlock(b):
 
 # ---------------------------------------------------------------------------- cluster barrier
 
-def _compile_cluster_barrier(op, prog, mods):
-    is_wait = ".wait" in mods
+def _compile_cluster_barrier(op, prog, d):
+    is_wait = d.has(".wait")
 
     def run(b, idx, act):
         t = b.threads(act)

@@ -11,41 +11,29 @@ from ..spec import ld as LD
 from . import errors as E
 from . import ptxtypes as T
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter
-from .program import CompileError, handler
-
-SPACES = LD.GROUPS["space"]
-LD_TYPES = tuple(t for t in T.WIDTH if t[1] in "bsuf" and t[2:].isdigit())
-
-
-def _space(ins) -> str:
-    for m, _, _ in ins.modifiers:
-        if m in SPACES:
-            return m
-        if m.startswith(".const["):
-            return ".const"
-    return "generic"
-
-
-def _type(ins, allowed=LD_TYPES) -> str:
-    t = [m for m, _, _ in ins.modifiers if m in allowed]
-    if not t:
-        raise CompileError("no data type")
-    return t[-1]
-
-
-def _vec(ins) -> int:
-    for m, _, _ in ins.modifiers:
-        if m in (".v2", ".v4", ".v8"):
-            return int(m[2:])
-    return 1
-
+from .alu import atom_combine
+from .handlers import CompileError, handler
 
 def _access(ins) -> tuple[str, str, int, int, int]:
-    """(state space, type, vector length, type width in bits, bytes moved) of an ld/st."""
-    t = _type(ins)
-    count = _vec(ins)
+    """(state space or "generic", type, vector length, type width in bits, bytes moved) of an
+    ld/ldu/st, from the decoded opcode: an `ld`'s load model, else the decoder's slots."""
+    m = ins.load
+    if m is not None:
+        space, t, count = m.space, m.type, m.vector_length
+        if m.unknown or m.repeated:
+            # the checker reports these; running would guess what the opcode means
+            bad = ", ".join([u[0] for u in m.unknown] + [r[1] for r in m.repeated])
+            raise CompileError(f"`{ins.opcode}` is not a valid load ({bad}; see `ptxld check`)")
+    else:
+        d = ins.decoded
+        if d.repeated:
+            raise CompileError(f"`{ins.opcode}` names {d.repeated[0][0]} twice")
+        space, t = d.get("space"), d.get("type")
+        count = LD.VECTOR_LENGTH.get(d.get("vec") or "", 1)
+    if t is None:
+        raise CompileError("no data type")
     width = T.WIDTH[t]
-    return _space(ins), t, count, width, width // 8 * count
+    return space or "generic", t, count, width, width // 8 * count
 
 
 def _elements(prog, ins, node, count: int, what: str) -> list:
@@ -240,7 +228,7 @@ def compile_st(op, prog):
 
 # ---------------------------------------------------------------------------- atomics
 
-ATOM_OPS = ("add", "and", "or", "xor", "exch", "cas", "min", "max", "inc", "dec")
+ATOM_OPS = (".add", ".and", ".or", ".xor", ".exch", ".cas", ".min", ".max", ".inc", ".dec")
 ATOM_TYPES = (".b16", ".b32", ".b64", ".b128", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64",
               ".f16", ".f16x2", ".bf16", ".bf16x2")
 
@@ -248,24 +236,24 @@ ATOM_TYPES = (".b16", ".b32", ".b64", ".b128", ".u32", ".u64", ".s32", ".s64", "
 @handler("atom", "red")
 def compile_atom(op, prog):
     ins = op.ins
-    from .alu import atom_combine
-    mods = [m for m, _, _ in ins.modifiers]
-    name = next((m[1:] for m in mods if m[1:] in ATOM_OPS), None)
+    d = ins.decoded
+    name = d.pick(*ATOM_OPS)
     if name is None:
         raise CompileError("no atomic operation")
-    if any(m in (".v2", ".v4", ".v8") for m in mods):
+    name = name[1:]
+    if d.get("vec"):
         raise CompileError("vector atomics are not supported")
-    t = next((m for m in reversed(mods) if m in ATOM_TYPES), None)
-    if t is None:
-        raise CompileError("no data type")
-    space = _space(ins)
+    t = d.get("type")
+    if t not in ATOM_TYPES:
+        raise CompileError("no data type" if t is None else f"`{t}` is not an atomic type")
+    space = d.get("space") or "generic"
     try:
         combine = atom_combine(name, t, ftz=(t == ".f32" and space != ".shared"))
     except Exception as e:  # Unsupported
         raise CompileError(str(e))
     width = T.WIDTH[t]
     ops = list(ins.operands)
-    has_d = ins.mnemonic == "atom"
+    has_d = d.mnemonic == "atom"
     dest = prog.dest(ops.pop(0), t, ins) if has_d else None
     aop = AddressOperand(prog, ops.pop(0), space, ins)
     if aop.pvar is not None:
@@ -345,11 +333,11 @@ def _window_base(L, space):
 @handler("cvta")
 def compile_cvta(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    to = ".to" in mods
-    space = next((m for m in mods if m in _WINDOW), None)
-    t = next((m for m in mods if m in (".u32", ".u64")), None)
-    if space is None or t is None:
+    d = ins.decoded
+    to = d.has(".to")
+    space = d.get("space")
+    t = d.pick(".u32", ".u64")
+    if space not in _WINDOW or t is None:
         raise CompileError("cvta needs a state space and .u32/.u64")
     d, a = ins.operands
     src = prog.source(a, t, ins)
@@ -389,9 +377,8 @@ def compile_cvta(op, prog):
 @handler("isspacep")
 def compile_isspacep(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    space = next((m for m in mods if m in _WINDOW), None)
-    if space is None:
+    space = ins.decoded.get("space")
+    if space not in _WINDOW:
         raise CompileError("isspacep needs a state space")
     d, a = ins.operands
     src = prog.source(a, prog.addr_type, ins)
@@ -421,9 +408,9 @@ def compile_isspacep(op, prog):
 @handler("mapa")
 def compile_mapa(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    generic = ".shared::cluster" not in mods
-    t = next((m for m in mods if m in (".u32", ".u64")), None)
+    d = ins.decoded
+    generic = d.get("space") != ".shared::cluster"
+    t = d.pick(".u32", ".u64")
     if t is None:
         raise CompileError("mapa needs .u32 or .u64")
     d, a, r = ins.operands
@@ -461,9 +448,9 @@ def compile_mapa(op, prog):
 @handler("getctarank")
 def compile_getctarank(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    generic = ".shared::cluster" not in mods
-    t = next((m for m in mods if m in (".u32", ".u64")), ".u32")
+    d = ins.decoded
+    generic = d.get("space") != ".shared::cluster"
+    t = d.pick(".u32", ".u64") or ".u32"
     d, a = ins.operands
     src = prog.source(a, t, ins)
     dest = prog.dest(d, ".u32", ins)

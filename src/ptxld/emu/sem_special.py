@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .program import CompileError
+from .handlers import CompileError
 
 _AXES = {"x": 0, "y": 1, "z": 2, None: 0, "w": 3}
 

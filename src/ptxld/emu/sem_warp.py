@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import wmma as W
 from ..ptx.nodes import Address, Expr, PredPair, Vector
 from . import errors as E
 from . import ptxtypes as T
-from .machine import merge
 from .memory import Fault
-from .program import CONTROL, CompileError, handler
+from .handlers import CONTROL, CompileError, handler, stall_resolver
+from .sem_mem import AddressOperand
+from .threadset import merge
 
 FULL = np.uint64(0xFFFFFFFF)
 
@@ -84,6 +86,13 @@ def gated(op, mask_src, body):
     op.kind, op.run = CONTROL, run
 
 
+@stall_resolver(order=1)
+def _warps_on_stall(b) -> bool:
+    if b.warp_wait:
+        raise warp_deadlock(b)
+    return False
+
+
 def warp_deadlock(b):
     pc, t = next(iter(b.warp_wait.items()))
     op = b.prog.code[pc]
@@ -103,9 +112,10 @@ def _ops_with_pred_pair(ops):
 @handler("shfl")
 def compile_shfl(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    mode = next((m[1:] for m in mods if m in (".up", ".down", ".bfly", ".idx")), None)
-    if mode is None or ".sync" not in mods:
+    d = ins.decoded
+    mode = d.pick(".up", ".down", ".bfly", ".idx")
+    mode = mode and mode[1:]
+    if mode is None or not d.has(".sync"):
         raise CompileError("only shfl.sync.{up,down,bfly,idx}.b32 is supported")
     dnode, pnode, rest = _ops_with_pred_pair(list(ins.operands))
     if len(rest) != 4:
@@ -148,15 +158,16 @@ def compile_shfl(op, prog):
 @handler("vote")
 def compile_vote(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    mode = next((m[1:] for m in mods if m in (".all", ".any", ".uni", ".ballot")), None)
+    d = ins.decoded
+    mode = d.pick(".all", ".any", ".uni", ".ballot")
+    mode = mode and mode[1:]
     if mode is None:
         raise CompileError("vote needs .all/.any/.uni/.ballot")
     ops = list(ins.operands)
     dnode, pnode = ops[0], ops[1]
     neg = isinstance(pnode, Expr) and pnode.op == "!"
     p_src = prog.source(pnode.args[0] if neg else pnode, ".pred", ins)
-    sync = ".sync" in mods
+    sync = d.has(".sync")
     m_src = prog.source(ops[2], ".u32", ins) if sync and len(ops) > 2 else \
         (lambda b, idx: np.full(b.count(idx), 0xFFFFFFFF, np.uint32))
     dest = prog.dest(dnode, ".b32" if mode == "ballot" else ".pred", ins)
@@ -200,9 +211,9 @@ def compile_activemask(op, prog):
 @handler("match")
 def compile_match(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    mode = "all" if ".all" in mods else "any"
-    t = ".b64" if ".b64" in mods else ".b32"
+    d = ins.decoded
+    mode = "all" if d.has(".all") else "any"
+    t = ".b64" if d.get("type") == ".b64" else ".b32"
     dnode, pnode, rest = _ops_with_pred_pair(list(ins.operands))
     a_src = prog.source(rest[0], t, ins)
     m_src = prog.source(rest[1], ".u32", ins)
@@ -238,9 +249,10 @@ def compile_match(op, prog):
 @handler("redux")
 def compile_redux(op, prog):
     ins = op.ins
-    mods = [m for m, _, _ in ins.modifiers]
-    rop = next((m[1:] for m in mods if m in (".add", ".min", ".max", ".and", ".or", ".xor")), None)
-    t = next((m for m in mods if m in (".u32", ".s32", ".b32")), None)
+    d = ins.decoded
+    rop = d.pick(".add", ".min", ".max", ".and", ".or", ".xor")
+    rop = rop and rop[1:]
+    t = d.pick(".u32", ".s32", ".b32")
     if rop is None or t is None:
         raise CompileError("only integer redux.sync is supported")
     d, a, m = ins.operands
@@ -290,18 +302,16 @@ def _full32(b, act):
 @handler("wmma")
 def compile_wmma(op, prog):
     ins = op.ins
-    import ptxld.wmma as W
     try:
         params = W.parse(ins.opcode)
     except W.WmmaError as e:
         raise CompileError(str(e))
     ops = list(ins.operands)
     target = prog.target
-    kind = ins.opcode.split(".")[1]
+    kind = ins.decoded.name.split(".")[1]
     if kind in ("load", "store"):
         space = getattr(params, "space", None)
         space = "." + space if space else "generic"
-        from .sem_mem import AddressOperand
         if kind == "load":
             frag, addr, rest = ops[0], ops[1], ops[2:]
         else:

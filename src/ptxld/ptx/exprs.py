@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 
-from .nodes import Expr, Float, Int, Name
+from .terms import Expr, Float, Int, Name
 from .lexer import Token
 
 _MASK = (1 << 64) - 1

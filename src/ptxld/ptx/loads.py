@@ -1,15 +1,17 @@
 """Typed models of the load family: `ld`, `ld.global.nc` and `wmma.load`.
 
-The qualifier vocabulary comes from `ptxld.spec.ld` / `ptxld.spec.wmma`; qualifiers may appear in
-any order (ptxas accepts that). Anything not in the vocabulary is kept in `unknown`, and a group
-given twice in `repeated`, for the checker to report.
+Both are built from the one opcode decoder (`ptxld.spec.decode`) over the instruction records in
+`ptxld.spec.ld` / `ptxld.spec.wmma`; qualifiers may appear in any order (ptxas accepts that).
+Anything outside the record's vocabulary is kept in `unknown`, and a group given twice in
+`repeated`, for the checker to report.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..spec import ld as LD
-from .nodes import Address, Instruction, Name, Sink, Vector
+from ..spec.decode import Decoded, decode
+from .terms import Address, Name, Sink, Vector
 
 Span = tuple[int, int]
 
@@ -35,51 +37,33 @@ class _Load:
         return self.get("type")
 
 
-class LdOpcode:
-    """What an `ld` opcode string says, worked out once per distinct string (real code repeats a
-    handful of opcodes thousands of times): its qualifier slots, with offsets from the opcode's
-    start, and the facts the rules ask for."""
-    __slots__ = ("quals", "unknown", "repeated", "space_base", "vec", "vector_length", "type",
-                 "type_bits", "access_bits", "is_256_bit")
+class LdFacts:
+    """What an `ld` opcode says, worked out once per distinct opcode string (real code repeats a
+    handful of opcodes thousands of times): the facts the rules and the emulator ask for."""
+    __slots__ = ("decoded", "space_base", "vec", "vector_length", "type", "type_bits", "access_bits",
+                 "is_256_bit")
 
-    def __init__(self, opcode: str):
-        quals: dict[str, tuple[str, int, int]] = {}
-        self.unknown: list[tuple[str, int, int]] = []
-        self.repeated: list[tuple[str, str, int, int]] = []
-        parts = opcode.split(".")
-        pos = len(parts[0])
-        for p in parts[1:]:
-            text, s, e = "." + p, pos, pos + 1 + len(p)
-            pos = e
-            g = LD.GROUP_OF.get(text)
-            if g is None:
-                self.unknown.append((text, s, e))
-            elif g in quals:
-                self.repeated.append((g, text, s, e))
-            else:
-                quals[g] = (text, s, e)
-        self.quals = quals
-        space = quals.get("space")
-        self.space_base = LD.SPACE_BASE[space[0]] if space else None
-        vec = quals.get("vec")
-        self.vec = vec[0] if vec else None
+    def __init__(self, decoded: Decoded):
+        self.decoded = decoded
+        space = decoded.get("space")
+        self.space_base = LD.SPACE_BASE[space] if space else None
+        self.vec = decoded.get("vec")
         self.vector_length = LD.VECTOR_LENGTH.get(self.vec or "", 1)
-        t = quals.get("type")
-        self.type = t[0] if t else None
+        self.type = decoded.get("type")
         self.type_bits = LD.type_bits(self.type) if self.type else None
         self.access_bits = self.type_bits * self.vector_length if self.type_bits else None
         self.is_256_bit = self.access_bits == 256 and self.vec in (".v8", ".v4")
 
 
-_LD_OPCODES: dict[str, LdOpcode] = {}
+_LD_FACTS: dict[str, LdFacts] = {}
 
 
-def ld_opcode(opcode: str) -> LdOpcode:
-    got = _LD_OPCODES.get(opcode)
+def ld_facts(decoded: Decoded) -> LdFacts:
+    got = _LD_FACTS.get(decoded.opcode)
     if got is None:
-        if len(_LD_OPCODES) >= 4096:  # garbage input can spell endless opcodes
-            _LD_OPCODES.clear()
-        got = _LD_OPCODES[opcode] = LdOpcode(opcode)
+        if len(_LD_FACTS) >= 4096:  # garbage input can spell endless opcodes
+            _LD_FACTS.clear()
+        got = _LD_FACTS[decoded.opcode] = LdFacts(decoded)
     return got
 
 
@@ -87,7 +71,7 @@ def ld_opcode(opcode: str) -> LdOpcode:
 class LoadModel(_Load):
     """One `ld` / `ld.global.nc` instruction, slot by slot (slot names = `spec.ld.GROUPS`)."""
     cache_policy: object = None
-    opcode: LdOpcode | None = None   # the facts shared by every instruction with this opcode
+    facts: LdFacts | None = None     # shared by every instruction with this opcode
 
     form = "ld"
 
@@ -114,35 +98,35 @@ class LoadModel(_Load):
 
     @property
     def space_base(self) -> str | None:
-        return self.opcode.space_base
+        return self.facts.space_base
 
     @property
     def vec(self) -> str | None:
-        return self.opcode.vec
+        return self.facts.vec
 
     @property
     def type(self) -> str | None:
-        return self.opcode.type
+        return self.facts.type
 
     @property
     def vector_length(self) -> int:
-        return self.opcode.vector_length
+        return self.facts.vector_length
 
     @property
     def type_bits(self) -> int | None:
-        return self.opcode.type_bits
+        return self.facts.type_bits
 
     @property
     def access_bits(self) -> int | None:
         """Bits moved by the whole access (vector length x type width)."""
-        return self.opcode.access_bits
+        return self.facts.access_bits
 
     @property
     def is_256_bit(self) -> bool:
-        return self.opcode.is_256_bit
+        return self.facts.is_256_bit
 
     def canonical_opcode(self) -> str:
-        """The mnemonic with its qualifiers in the seeds' template order."""
+        """The mnemonic with its qualifiers in the ISA's template order."""
         parts = ["ld"]
         for g in LD.GROUPS:
             q = self.quals.get(g)
@@ -164,6 +148,12 @@ class WmmaLoadModel(_Load):
         return self.get("matrix")
 
     @property
+    def element_type(self) -> str | None:
+        """The element type as the wmma tables name it (`f16`)."""
+        t = self.get("type")
+        return t.lstrip(".") if t else None
+
+    @property
     def layout(self) -> str | None:
         return self.get("layout")
 
@@ -182,61 +172,33 @@ class WmmaLoadModel(_Load):
         return "." + s.split("::")[0] if s else None
 
 
-_WMMA_GROUP: dict[str, str] = {}
-
-
-def _wmma_groups() -> dict[str, str]:
-    """wmma modifier -> group (built on first use: most modules have no wmma)."""
-    if not _WMMA_GROUP:
-        from ..spec import wmma as W
-        groups = {m: "matrix" for m in ("a", "b", "c")}
-        groups.update({"sync": "sync", "aligned": "aligned"})
-        groups.update({x: "layout" for x in W.LAYOUTS})
-        groups.update({x: "shape" for x in W.SHAPES})
-        groups.update({x: "space" for x in W.STATE_SPACES + ("shared::cluster", "const", "local", "param")})
-        groups.update({x: "type" for x in W.ELEMENT_BITS})
-        groups.update({x: "vec" for x in ("v2", "v4", "v8")})
-        _WMMA_GROUP.update(groups)
-    return _WMMA_GROUP
-
-
-def is_load(ins: Instruction) -> bool:
-    op = ins.opcode
-    return op == "ld" or op.startswith("ld.") or op.startswith("wmma.load")
-
-
 def model_of(ins: Instruction):
-    op = ins.opcode
-    if op == "ld" or op.startswith("ld."):
-        return _ld_model(ins)
-    if op.startswith("wmma.load"):
-        return _wmma_model(ins)
+    """The load model of an instruction, or None if it is not in the load family."""
+    d = ins.decoded
+    if d.name == "ld":
+        return _ld_model(ins, d)
+    if d.name == "wmma.load":
+        return _wmma_model(ins, d)
     return None
 
 
-def _ld_model(ins: Instruction) -> LoadModel:
-    op = ld_opcode(ins.opcode)
-    b = ins.opcode_start
-    model = LoadModel(ins, {g: (t, s + b, e + b) for g, (t, s, e) in op.quals.items()},
-                      [(t, s + b, e + b) for t, s, e in op.unknown],
-                      [(g, t, s + b, e + b) for g, t, s, e in op.repeated], opcode=op)
+def _absolute(d: Decoded, base: int):
+    quals = {g: (t, s + base, e + base) for g, (t, s, e) in d.slots.items()}
+    unknown = [(t, s + base, e + base) for t, s, e in d.others]
+    repeated = [(g, t, s + base, e + base) for g, t, s, e in d.repeated]
+    return quals, unknown, repeated
+
+
+def _ld_model(ins: Instruction, d: Decoded) -> LoadModel:
+    model = LoadModel(ins, *_absolute(d, ins.opcode_start), facts=ld_facts(d))
     model.cache_policy = _fill_operands(model, ins)
     return model
 
 
-def _wmma_model(ins: Instruction) -> WmmaLoadModel:
-    model = WmmaLoadModel(ins, {})
-    mods = ins.modifiers
-    group_of = _wmma_groups()
-    # mods[0] is `.load`
-    for text, s, e in mods[1:]:
-        g = group_of.get(text[1:])
-        if g is None:
-            model.unknown.append((text, s, e))
-        elif g in model.quals:
-            model.repeated.append((g, text, s, e))
-        else:
-            model.quals[g] = (text[1:], s, e)
+def _wmma_model(ins: Instruction, d: Decoded) -> WmmaLoadModel:
+    quals, unknown, repeated = _absolute(d, ins.opcode_start)
+    # the wmma tables (spec.wmma) name qualifiers without their dot
+    model = WmmaLoadModel(ins, {g: (t[1:], s, e) for g, (t, s, e) in quals.items()}, unknown, repeated)
     model.stride = _fill_operands(model, ins)
     return model
 

@@ -6,110 +6,20 @@ position arithmetic. Instruction operands are parsed on first use (see `Instruct
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
+
+from ..spec.decode import Decoded, decode
+from .loads import model_of
+from .operands import parse_operands
+# the operand nodes, re-exported: code that walks a module finds every node class here
+from .terms import Address, Expr, Float, Int, Name, Operand, ParenList, PredPair, Sink, Vector
 
 if TYPE_CHECKING:
-    from .loads import LoadModel, WmmaLoadModel
     from .source import Source
 
-
-# ---------------------------------------------------------------- operands
-
-@dataclass(slots=True)
-class Name:
-    """A register, variable, label or function name; `%tid.x` has component 'x'."""
-    name: str
-    start: int
-    end: int
-    component: str | None = None
-
-    @property
-    def text(self) -> str:
-        return self.name + ("." + self.component if self.component else "")
-
-
-@dataclass(slots=True)
-class Int:
-    value: int
-    text: str
-    start: int
-    end: int
-    unsigned: bool = False
-
-
-@dataclass(slots=True)
-class Float:
-    value: float
-    text: str
-    start: int
-    end: int
-    bits: int | None = None      # exact bits of a 0f/0d literal
-    width: int = 64              # 32 for 0f, 64 for 0d and decimal
-
-
-@dataclass(slots=True)
-class Sink:
-    start: int
-    end: int
-    text: str = "_"
-
-
-@dataclass(slots=True)
-class Expr:
-    """A constant or address expression: op is a C operator, or 'cast.s64'/'cast.u64'."""
-    op: str
-    args: list
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class Vector:
-    items: list
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class Address:
-    """`[base]`, `[base+imm]`, `[imm]`, `[var+imm]`, optional `.unified` suffix.
-
-    `base` is a Name (register or variable) or None for an immediate address; `offset` is the byte
-    offset (already evaluated); `items` holds extra comma-separated parts (texture operands).
-    """
-    base: Name | None
-    offset: int
-    start: int
-    end: int
-    unified: bool = False
-    offset_expr: Any = None
-    items: list = field(default_factory=list)
-
-    @property
-    def mode(self) -> str:
-        if self.base is None:
-            return "immediate"
-        kind = "register" if self.base.name.startswith("%") else "variable"
-        return kind + ("+offset" if self.offset_expr is not None else "")
-
-
-@dataclass(slots=True)
-class ParenList:
-    items: list
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class PredPair:
-    """`p|q` dual destination of setp."""
-    first: Any
-    second: Any
-    start: int
-    end: int
-
-
-Operand = Union[Name, Int, Float, Sink, Expr, Vector, Address, ParenList, PredPair]
+__all__ = ["Address", "Expr", "Float", "Int", "Name", "Operand", "ParenList", "PredPair", "Sink",
+           "Vector", "Guard", "LabelDef", "Instruction", "Variable", "Directive", "Block", "Scope",
+           "Function", "Module"]
 
 
 # ---------------------------------------------------------------- statements
@@ -144,29 +54,32 @@ class Instruction:
     labels: list = field(default_factory=list)
     _operands: list | None = None
     _load: Any = False               # cached LoadModel / WmmaLoadModel / None
+    operand_error: Any = None        # the Diagnostic of operands that do not parse
 
     kind = "instruction"
 
     @property
+    def decoded(self) -> Decoded:
+        """The opcode read against the instruction records (`ptxld.spec.decode`)."""
+        return decode(self.opcode)
+
+    @property
     def mnemonic(self) -> str:
-        return self.opcode.split(".", 1)[0]
+        return self.decoded.mnemonic
 
     @property
     def modifiers(self) -> list[tuple[str, int, int]]:
-        """The dotted modifiers with their spans: [(".global", start, end), ...]."""
-        out, pos = [], self.opcode_start
-        parts = self.opcode.split(".")
-        pos += len(parts[0])
-        for p in parts[1:]:
-            out.append(("." + p, pos, pos + 1 + len(p)))
-            pos += 1 + len(p)
-        return out
+        """The modifiers after the instruction's name, with their spans in the module text:
+        [(".global", start, end), ...] (`wmma.load.a...`: from `.a` on)."""
+        base = self.opcode_start
+        return [(t, s + base, e + base) for t, s, e, _ in self.decoded.modifiers]
 
     @property
     def operands(self) -> list:
         ops = self._operands
         if ops is None:
-            ops = self._operands = _parse_operands(self)
+            ops, self.operand_error = parse_operands(self)
+            self._operands = ops
         return ops
 
     @property
@@ -174,7 +87,7 @@ class Instruction:
         """The typed model of a load-family instruction (ld, ld.global.nc, wmma.load), else None."""
         m = self._load
         if m is False:
-            m = self._load = _model_of(self)
+            m = self._load = model_of(self)
         return m
 
     @property
@@ -335,15 +248,3 @@ class Module:
         return [i for i in self.instructions if i.load is not None]
 
 
-# operands.py and loads.py build on the classes above: imported on first use, then bound here
-# (an import statement inside a hot property costs a lookup in the import machinery every call).
-def _parse_operands(ins):
-    global _parse_operands
-    from .operands import parse_operands as _parse_operands
-    return _parse_operands(ins)
-
-
-def _model_of(ins):
-    global _model_of
-    from .loads import model_of as _model_of
-    return _model_of(ins)

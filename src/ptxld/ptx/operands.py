@@ -1,11 +1,13 @@
 """Operand lists of instructions: registers, immediates, vectors with sink, addresses, call lists."""
 from __future__ import annotations
 
-from .nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Vector
 import re
 
+from ..diagnostics import Diagnostic
 from .exprs import ExprError, ExprParser, fold, parse_number
 from .lexer import Token, tokenize
+from .syntax import make_syntax_error
+from .terms import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Vector
 
 
 class OperandError(Exception):
@@ -152,25 +154,22 @@ def _vector(inner: str, at: int) -> Vector:
     return Vector(items, at - 1, at + len(inner) + 1)
 
 
-def parse_operands(ins, *, fast: bool = True) -> list:
-    """Parse `ins.operand_text`; a syntax error becomes a diagnostic on the module."""
+def parse_operands(ins, *, fast: bool = True) -> tuple[list, Diagnostic | None]:
+    """Parse `ins.operand_text`: (operands, None), or ([], the syntax error)."""
     if fast:
         quick = _fast_operands(ins.operand_text, ins.operand_start)
         if quick is not None:
-            return quick
+            return quick, None
     toks = tokenize(ins.operand_text, ins.operand_start)
+    source = ins.module.source
     try:
-        return OperandParser(toks, ins.end).operand_list()
+        return OperandParser(toks, ins.end).operand_list(), None
     except OperandError as e:
-        from .parser import syntax_error
-        syntax_error(ins.module, e.start, e.end, str(e), help=e.help, fix=e.fix)
-        return []
+        return [], make_syntax_error(source, e.start, e.end, str(e), help=e.help, fix=e.fix)
     except ExprError as e:
-        from .parser import syntax_error
         t = e.token
         start = t.start if t else ins.end - 1
-        syntax_error(ins.module, start, t.end if t else ins.end, str(e))
-        return []
+        return [], make_syntax_error(source, start, t.end if t else ins.end, str(e))
 
 
 class OperandParser:

@@ -13,13 +13,13 @@ import contextlib
 import gc
 import re
 
-from ..diagnostics import Diagnostic
 from .nodes import Block, Directive, Expr, Int, Function, Guard, Instruction, LabelDef, Module, Name, Scope, Variable
 from .exprs import ExprError, ExprParser, fold
 from .lexer import Token, tokenize
+from .printer import join_tokens
 from .source import Source
+from .syntax import report_operand_errors, syntax_error
 
-MAX_ERRORS = 200
 _NO_SEMICOLON = "expected `;` at the end of the statement"
 
 _COARSE = re.compile(r"""
@@ -64,20 +64,6 @@ _HEADER_DIRECTIVES = {".maxnreg", ".maxntid", ".reqntid", ".minnctapersm", ".max
                       ".noreturn", ".pragma", ".abi_preserve", ".abi_preserve_control"}
 
 
-def syntax_error(module: Module, start: int, end: int, message: str, *, code: str = "PTX0001",
-                 help: str = "", fix: str | None = None, severity: str = "error") -> None:
-    if len(module.diagnostics) >= MAX_ERRORS:
-        return
-    line, col = module.source.position(start)
-    d = Diagnostic(code, severity, message, line, col, start, max(end, start + 1), help=help, fix=fix,
-                   filename=module.source.filename, section="PTX ISA 4 (Syntax)")
-    module.diagnostics.append(d)
-    if len(module.diagnostics) == MAX_ERRORS:
-        module.diagnostics.append(Diagnostic(
-            "PTX0006", "error", f"too many errors; stopped reporting after {MAX_ERRORS}", line, col,
-            start, end, filename=module.source.filename))
-
-
 def parse(text: str, *, filename: str = "<string>", eager: bool = True,
           skip_bodies: dict[int, int] | None = None) -> Module:
     """Parse a PTX module. Never raises on bad PTX: errors are in `Module.diagnostics`.
@@ -91,6 +77,7 @@ def parse(text: str, *, filename: str = "<string>", eager: bool = True,
         if eager:
             for ins in module.instructions:
                 ins.operands  # noqa: B018 - parse now so syntax errors are reported
+            report_operand_errors(module)
     return module
 
 
@@ -691,7 +678,6 @@ class _Parser:
             j += 1
         if depth != 0 or j <= i + 2:
             raise _Err("malformed `.attribute(...)`", toks[i].start, toks[i].end)
-        from .printer import join_tokens
         return j, [join_tokens(toks[i + 2:j - 1])]
 
     def declaration(self, toks: list[Token], i: int, end: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ptxld.sass.encoding import Instruction, decode, encode
 from ptxld.sass.errors import SassError
+from ptxld.sass.lowering import lower as _lower
 from ptxld.sass.syntax import format_instruction, parse_instruction
 
 
@@ -19,9 +20,9 @@ def disassemble(word: int, *, arch: str = "sm_50") -> str:
     return format_instruction(decode(word, arch=arch))
 
 
-def lower(instruction: str, *, arch: str = "sm_50", **options) -> list[str]:
-    """The SASS instructions ptxas makes of one PTX load (see ``ptxld.sass.lowering``)."""
-    from ptxld.sass.lowering import lower as _lower
+def lower(instruction, *, arch: str = "sm_50", **options) -> list[str]:
+    """The SASS instructions ptxas makes of PTX loads: text of one or several loads, a parsed
+    instruction, or a list (see ``ptxld.sass.lowering``)."""
     return _lower(instruction, arch=arch, **options)
 
 

@@ -146,18 +146,29 @@ def control_cmd(values) -> None:
 
 
 @sass.command()
-@click.argument("instruction")
+@click.argument("instructions", nargs=-1)
+@click.option("--file", "file", type=click.Path(dir_okay=False, allow_dash=True),
+              help="read the PTX loads from a file (`-`: standard input), one or more")
 @click.option("--uniform/--no-uniform", default=None,
               help="the address is the same in every thread (as for a kernel-parameter "
                    "pointer); default: only for symbol addresses")
 @click.option("--address-size", type=click.Choice(["32", "64"]), default="64",
               show_default=True, help=".address_size of the module")
+@click.option("--dlcm", type=click.Choice(["ca", "cg", "cs", "cv"]), default=None,
+              help="ptxas -dlcm: the cache operator of global/generic loads that name none")
+@click.option("--flcm", type=click.Choice(["ca", "cg", "cs", "cv"]), default=None,
+              help="ptxas -flcm: the cache operator forced on every load but .nc/.volatile ones")
 @ARCH
-def lower(instruction, uniform, address_size, arch) -> None:
-    """The SASS that ptxas makes of one PTX load."""
+def lower(instructions, file, uniform, address_size, dlcm, flcm, arch) -> None:
+    """The SASS that ptxas makes of PTX loads (INSTRUCTIONS, or --file)."""
+    text = "\n".join(instructions)
+    if file is not None:
+        text += "\n" + (sys.stdin.read() if file == "-" else _read_text(file))
+    if not text.strip():
+        raise click.UsageError("give a PTX load, or --file")
     try:
-        for line in lower_load(instruction, arch=arch, uniform=uniform,
-                               address_size=int(address_size)):
+        for line in lower_load(text, arch=arch, uniform=uniform, address_size=int(address_size),
+                               dlcm=dlcm, flcm=flcm):
             click.echo(line)
     except SassError as exc:
         raise _Failed(str(exc))

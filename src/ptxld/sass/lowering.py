@@ -1,5 +1,8 @@
 """PTX ``ld`` -> Maxwell SASS, as ptxas 12.9 lowers it for sm_50..sm_61.
 
+Each load is read by the parser into its load model and checked as ptxas checks it (for the
+target `arch`); what ptxas would refuse is a SassError naming the diagnostic.
+
 Rules (each checked against ptxas output in ``tests/sass/data/lowering_sm50.jsonl.gz``):
 * ``ld.global`` -> ``LDG.E``; ``.nc`` -> ``.CI`` whatever its cache operator; ``.volatile`` and
   ``.cv`` -> ``.CV``; ``.cg``/``.lu`` -> ``.CG``; ``.ca``/``.cs``/none -> no cache modifier.
@@ -19,29 +22,35 @@ modifiers and immediates are ptxas's.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ptxld.sass.encoding import Instruction, check_arch, signed_hex
+from ptxld.checker import check_module
+from ptxld.checker.gates import ld_features
+from ptxld.checker.snippet import SnippetError, check_loads
+from ptxld.ptx.loads import LoadModel
+from ptxld.ptx.nodes import Address, Instruction
+from ptxld.sass.encoding import Instruction as SassInstruction
+from ptxld.sass.encoding import check_arch, signed_hex
 from ptxld.sass.errors import SassError
 from ptxld.sass.syntax import format_instruction
+from ptxld.spec.ld import GATES
+from ptxld.spec.types import kind_bits
 
-TYPES = {f"{k}{b}": (k, b) for k in "bus" for b in (8, 16, 32, 64)} | {"f32": ("f", 32),
-                                                                       "f64": ("f", 64)}
-COPS = ("ca", "cg", "cs", "lu", "cv")
-NC_COPS = ("ca", "cg", "cs")
-OTHER_SPACES = ("const", "local", "shared", "param", "tex")
-NEEDS_SM70 = ("weak", "relaxed", "acquire", "mmio", "cta", "gpu", "sys", "cluster", "unified")
 SIZE_CODE = {8: "U8", 16: "U16", 32: "32", 64: "64", 128: "128"}
+#: SASS cache modifier of each PTX cache operator on a plain (coherent) load.
+COP_CODE = {None: "CA", ".ca": "CA", ".cs": "CA", ".cg": "CG", ".lu": "CG", ".cv": "CV"}
+#: Values of ptxas's -dlcm (--def-load-cache: the cache operator of a global/generic load that
+#: names none) and -flcm (--force-load-cache: the cache operator of every global/generic load
+#: but `.nc` and `.volatile` ones, whatever it names), measured with ptxas 12.9 on sm_50
+#: (tests/sass/data/dlcm_sm50.json).
+DLCM = ("ca", "cg", "cs", "cv")
 
 ADDR_LO, ADDR_HI, DEST = 2, 3, 4
-_LINE = re.compile(r"^\s*(?:(@!?%?\w+)\s+)?(ld(?:\.[\w:]+)*)\s+(.*?)\s*;?\s*$")
-_ADDR = re.compile(r"^\[\s*([%\w$.]+)?\s*(?:([+-])\s*(-?\s*(?:0x[0-9a-f]+|\d+)))?\s*\]$", re.I)
 
 
 @dataclass(frozen=True)
 class PtxLoad:
-    """The parts of one PTX load that decide its SASS."""
+    """The parts of one PTX load that decide its SASS (read from its load model)."""
 
     generic: bool
     nc: bool
@@ -56,118 +65,90 @@ class PtxLoad:
     guard: str | None
 
 
-def parse_load(text: str) -> PtxLoad:
-    """Split one PTX load into its qualifiers (in any order) and operands."""
-    src = text.strip()
-    m = _LINE.match(src.split("//")[0])
-    if not m:
-        raise SassError(f"{src!r}: not a PTX load (expected `ld... dst, [addr];`)")
-    guard, opcode, operands = m.groups()
-    quals = opcode.split(".")[1:]
-    seen: dict[str, str] = {}
+def _arch_number(arch: str) -> int:
+    return int(arch.split("_")[1])
 
-    def put(group: str, q: str) -> None:
-        if group in seen:
-            raise SassError(f"{src!r}: two {group} qualifiers (.{seen[group]} and .{q})")
-        seen[group] = q
 
-    for q in quals:
-        if q == "global":
-            put("state space", q)
-        elif q in OTHER_SPACES or q.startswith("shared::") or q.startswith("param::"):
-            raise SassError(f"{src!r}: .{q} loads do not lower to LDG/LD (only .global and "
-                            f"generic loads do)")
-        elif q == "nc":
-            put("nc", q)
-        elif q == "volatile":
-            put("volatile", q)
-        elif q in COPS:
-            put("cache operator", q)
-        elif q in ("v2", "v4"):
-            put("vector", q)
-        elif q in ("v8",):
-            raise SassError(f"{src!r}: .v8 loads need sm_100 (PTX 8.8)")
-        elif q in TYPES:
-            put("type", q)
-        elif q == "b128":
-            raise SassError(f"{src!r}: type .b128 requires sm_70 (PTX 8.3); ptxas rejects it "
-                            f"for sm_5x/sm_6x")
-        elif q in NEEDS_SM70 or q.startswith(("L1::", "L2::")):
-            need = "sm_75" if q.startswith("L2::") else "sm_70"
-            raise SassError(f"{src!r}: .{q} requires {need} or later; ptxas rejects it for "
-                            f"sm_5x/sm_6x")
-        else:
-            raise SassError(f"{src!r}: unknown load qualifier .{q}")
-    if "type" not in seen:
-        raise SassError(f"{src!r}: the load has no type (.u32, .f32, ...)")
-    kind, bits = TYPES[seen["type"]]
-    vec = int(seen.get("vector", "v1")[1:])
-    cop = seen.get("cache operator")
-    generic = "state space" not in seen
-    nc, volatile = "nc" in seen, "volatile" in seen
-    if nc and generic:
-        raise SassError(f"{src!r}: .nc needs the .global state space")
-    if nc and volatile:
-        raise SassError(f"{src!r}: .nc and .volatile cannot be combined")
-    if volatile and cop:
-        raise SassError(f"{src!r}: .volatile cannot be combined with cache operator .{cop}")
-    if nc and cop and cop not in NC_COPS:
-        raise SassError(f"{src!r}: ld.global.nc takes only .ca, .cg or .cs, not .{cop}")
-    if vec * bits > 128:
-        raise SassError(f"{src!r}: a {vec * bits}-bit load needs sm_100 (PTX 8.8)")
-
-    ops = _split_top(operands)
-    if len(ops) != 2:
-        raise SassError(f"{src!r}: expected two operands, destination and [address]")
-    dst = ops[0].strip()
-    n_dst = len(_split_top(dst[1:-1])) if dst.startswith("{") else 1
-    if n_dst != vec:
-        raise SassError(f"{src!r}: .v{vec} needs {vec} destination registers, got {n_dst}")
-    am = _ADDR.match(ops[1].strip())
-    if not am:
-        raise SassError(f"{src!r}: address {ops[1].strip()!r} must be [reg], [reg+imm], "
-                        f"[symbol+imm] or [imm]")
-    base, sign, num = am.groups()
-    offset = 0
-    if num is not None:
-        offset = int(num.replace(" ", ""), 0) * (-1 if sign == "-" else 1)
-    if base is not None and re.fullmatch(r"-?(0x[0-9a-f]+|\d+)", base, re.I):
-        offset, base = int(base, 0) + offset, None
-    if base is None and not generic:
-        raise SassError(f"{src!r}: ptxas rejects immediate addresses for .global "
+def load_of(ins: Instruction, arch: str, diagnostics: list) -> PtxLoad:
+    """The SASS-relevant parts of one checked load; SassError where ptxas would refuse it, or
+    where the load does not become LDG/LD."""
+    m = ins.load
+    text = " ".join(ins.text.split())
+    if not isinstance(m, LoadModel):
+        raise SassError(f"{text!r}: not a PTX load (expected `ld... dst, [addr];`)")
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors:
+        d = errors[0]
+        raise SassError(f"{text!r}: {d.message} [{d.code}]; ptxas rejects it for {arch}")
+    if m.space_base not in (None, ".global"):
+        raise SassError(f"{text!r}: {m.space} loads do not lower to LDG/LD (only .global and "
+                        f"generic loads do)")
+    sm = _arch_number(arch)
+    if m.is_256_bit or m.vector_length * m.type_bits > 128:
+        raise SassError(f"{text!r}: a {m.access_bits}-bit load needs sm_100; {arch} has no such LDG")
+    for key, _ in ld_features(m):
+        gate = GATES[key]
+        if gate.ptxas_checks_sm and gate.min_sm and sm < gate.min_sm:
+            raise SassError(f"{text!r}: {key} requires sm_{gate.min_sm} or later; ptxas rejects it "
+                            f"for {arch}")
+    a = m.address
+    if a is None or not isinstance(ins.operands[1], Address):
+        raise SassError(f"{text!r}: the address must be [reg], [reg+imm], [symbol+imm] or [imm]")
+    base = a.base.name if a.base is not None else None
+    if base is None and m.space is not None:
+        raise SassError(f"{text!r}: ptxas rejects immediate addresses for .global "
                         f"(\"Immediate addresses allowed only for .local\")")
     if base is None:
-        raise SassError(f"{src!r}: immediate generic addresses are not supported")
-    return PtxLoad(generic, nc, volatile, cop, vec, kind, bits, base,
-                   not base.startswith("%"), offset, guard)
+        raise SassError(f"{text!r}: immediate generic addresses are not supported")
+    kind, bits = kind_bits(m.type)
+    guard = None
+    if ins.guard is not None:
+        guard = ("@!" if ins.guard.negated else "@") + ins.guard.name.text
+    return PtxLoad(m.space is None, m.nc, m.sem == ".volatile", m.get("cop"), m.vector_length,
+                   kind, bits, base, not base.startswith("%"), a.offset, guard)
 
 
-def _split_top(s: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        depth += ch in "[{"
-        depth -= ch in "]}"
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return out + [cur] if cur.strip() else out
+def _instructions(source, arch: str, address_size: int):
+    """(instruction, its diagnostics) for a PTX text, a parsed instruction, or a list of them."""
+    if isinstance(source, Instruction):
+        from_module = check_module(source.module)
+        return [(source, [d for d in from_module if d.line == source.line])]
+    if isinstance(source, (list, tuple)):
+        return [pair for item in source for pair in _instructions(item, arch, address_size)]
+    try:
+        return check_loads(str(source), target=arch, address_size=address_size,
+                           filename="<lower>").loads
+    except SnippetError as e:
+        raise SassError(str(e)) from None
 
 
 # ---------------------------------------------------------------------------------------------
 
-def lower(instruction: str, *, arch: str = "sm_50", uniform: bool | None = None,
-          address_size: int = 64) -> list[str]:
-    """SASS text of one PTX load: address arithmetic, the load, sub-word extraction.
+def lower(instruction, *, arch: str = "sm_50", uniform: bool | None = None,
+          address_size: int = 64, dlcm: str | None = None, flcm: str | None = None) -> list[str]:
+    """SASS text of PTX loads: address arithmetic, the load, sub-word extraction, for each load
+    in turn (every load uses the same placeholder registers).
 
+    ``instruction`` is PTX text (one or several loads), a parsed `Instruction`, or a list.
     ``uniform``: whether the address is the same for all threads of a warp (ptxas proves it
     for kernel-parameter pointers); ``None`` takes it as known only for symbol addresses.
-    ``address_size=32`` lowers as ptxas 11.8 ``-m32`` does (no ``.E``)."""
+    ``address_size=32`` lowers as ptxas 11.8 ``-m32`` does (no ``.E``). ``dlcm`` and ``flcm``
+    are ptxas's ``-dlcm`` (default cache operator of loads that name none) and ``-flcm``
+    (forced cache operator of every load but ``.nc`` and ``.volatile`` ones)."""
     check_arch(arch)
     if address_size not in (32, 64):
         raise SassError(f"address_size must be 32 or 64, not {address_size}")
-    ld = parse_load(instruction)
+    for name, value in (("dlcm", dlcm), ("flcm", flcm)):
+        if value is not None and value not in DLCM:
+            raise SassError(f"-{name}={value}: expected one of {', '.join(DLCM)}")
+    out: list[str] = []
+    for ins, diagnostics in _instructions(instruction, arch, address_size):
+        out += _lower_one(load_of(ins, arch, diagnostics), uniform, address_size, dlcm, flcm)
+    return out
+
+
+def _lower_one(ld: PtxLoad, uniform: bool | None, address_size: int, dlcm: str | None,
+               flcm: str | None) -> list[str]:
     if uniform is None:
         uniform = ld.symbol
     total = ld.vec * ld.bits
@@ -175,7 +156,12 @@ def lower(instruction: str, *, arch: str = "sm_50", uniform: bool | None = None,
     size = SIZE_CODE[total]
     if total <= 16 and signed:
         size = "S" + size[1:]
-    plain_cop = ld.cop in (None, "ca") and not ld.volatile
+    cop = ld.cop
+    if flcm is not None:
+        cop = "." + flcm
+    elif cop is None and dlcm is not None:
+        cop = "." + dlcm
+    plain_cop = cop in (None, ".ca") and not ld.volatile
     # observed with ptxas 11.8 -m32 only: a .v4 of 32-bit elements at register+offset stays .128
     # (a .v2 of 64-bit elements there becomes .U.128 as in 64-bit code)
     if address_size == 32 and ld.offset and ld.vec == 4:
@@ -183,13 +169,11 @@ def lower(instruction: str, *, arch: str = "sm_50", uniform: bool | None = None,
     if total == 128 and uniform and plain_cop:
         size = "U.128"
     if ld.nc:
-        cop = "CI"
-    elif ld.volatile or ld.cop == "cv":
-        cop = "CV"
-    elif ld.cop in ("cg", "lu"):
-        cop = "CG"
+        code = "CI"
+    elif ld.volatile:
+        code = "CV"
     else:
-        cop = "CA"
+        code = COP_CODE[cop]
     wide = address_size == 64
     out: list[str] = []
     guard_pred, guard_neg = 7, False
@@ -199,13 +183,13 @@ def lower(instruction: str, *, arch: str = "sm_50", uniform: bool | None = None,
         out += [f"MOV R{ADDR_LO}, c[0x4][0x0]"] + ([f"MOV R{ADDR_HI}, c[0x4][0x4]"] if wide else [])
     if ld.generic:
         out += _generic_address(ld.offset, wide)
-        insn = Instruction(form="ld", rd=DEST, ra=ADDR_LO, imm=0, size=size, cop=cop, e=wide,
-                           pred=guard_pred, pred_neg=guard_neg, p=0)
+        insn = SassInstruction(form="ld", rd=DEST, ra=ADDR_LO, imm=0, size=size, cop=code, e=wide,
+                               pred=guard_pred, pred_neg=guard_neg, p=0)
     else:
         ops, imm = _split_offset(ld.offset, wide)
         out += ops
-        insn = Instruction(form="ldg", rd=DEST, ra=ADDR_LO, imm=imm, size=size, cop=cop,
-                           e=wide, pred=guard_pred, pred_neg=guard_neg)
+        insn = SassInstruction(form="ldg", rd=DEST, ra=ADDR_LO, imm=imm, size=size, cop=code,
+                               e=wide, pred=guard_pred, pred_neg=guard_neg)
     out.append(format_instruction(insn))
     out += _extract(ld)
     return out

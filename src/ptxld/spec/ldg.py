@@ -20,7 +20,7 @@ SIZE_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "32": 4, "64": 8, "128": 16,
 #: Cache-operator codes; ``"CA"`` is the default and is never printed.
 COPS = ("CA", "CG", "CI", "CV")
 DEFAULT_COP = "CA"
-#: Cache operators the seed lists that have no encoding of their own (ptxas and the seed agree).
+#: Cache operators the ISA lists that have no encoding of their own (ptxas and the ISA agree).
 COP_ALIASES = {"CS": "CA", "LU": "CG"}
 
 #: Register 255 reads as zero; as an address register it selects the absolute form.

@@ -8,6 +8,7 @@ mnemonic is not listed is rejected by ptxas: "Not a name of any known instructio
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 MNEMONICS: frozenset[str] = frozenset("""
 abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind bmsk bra brev brkpt
@@ -29,21 +30,64 @@ LOAD_MNEMONICS = frozenset({"ld", "wmma"})
 def is_known(mnemonic: str) -> bool:
     return mnemonic in MNEMONICS
 
-#: Predefined identifiers (PTX ISA 4.4 Table 3 and chapter 10): special registers and constants.
-#: Names with a numeric suffix (%envreg0..31, %pm0..7, %pm0_64..) are matched by `is_predefined`.
-SPECIAL_REGISTERS: frozenset[str] = frozenset("""
-%tid %ntid %laneid %warpid %nwarpid %ctaid %nctaid %smid %nsmid %gridid %is_explicit_cluster
-%clusterid %nclusterid %cluster_ctaid %cluster_nctaid %cluster_ctarank %cluster_nctarank
-%lanemask_eq %lanemask_le %lanemask_lt %lanemask_ge %lanemask_gt %clock %clock_hi %clock64
-%globaltimer %globaltimer_lo %globaltimer_hi %total_smem_size %aggr_smem_size %dynamic_smem_size
-%current_graph_exec %reserved_smem_offset_begin %reserved_smem_offset_end %reserved_smem_offset_cap
-%perctamemoryoffset %perctamemorysize WARP_SZ
-""".split())
-_NUMBERED = re.compile(r"%(?:envreg\d+|pm\d+(?:_64)?|reserved_smem_offset_\d+)")
+@dataclass(frozen=True)
+class SpecialRegister:
+    """A predefined, read-only register (PTX ISA chapter 10): its type, the components it has
+    (`%tid.x`; "" for a scalar) and the gate of its introduction where it is newer than PTX 1.0."""
+    name: str
+    type: str
+    components: str = ""
+    min_ptx: tuple[int, int] = (1, 0)
+    min_sm: int | None = None
+
+
+# The gates below are the PTX ISA's; the whole-ISA differential tests against ptxas check them.
+def _sregs() -> dict[str, SpecialRegister]:
+    out = {}
+    for names, t, comps, ptx, sm in (
+            ("%tid %ntid %ctaid %nctaid", ".u32", "xyz", (1, 0), None),
+            ("%laneid %warpid %nwarpid %smid %nsmid %clock", ".u32", "", (1, 0), None),
+            ("%gridid", ".u64", "", (1, 0), None),
+            ("%lanemask_eq %lanemask_le %lanemask_lt %lanemask_ge %lanemask_gt", ".u32", "", (2, 0), 20),
+            ("%clock64", ".u64", "", (2, 0), 20), ("%clock_hi", ".u32", "", (5, 0), 20),
+            ("%globaltimer", ".u64", "", (3, 1), 30),
+            ("%globaltimer_lo %globaltimer_hi", ".u32", "", (3, 1), 30),
+            ("%total_smem_size %dynamic_smem_size", ".u32", "", (4, 1), 20),
+            ("%aggr_smem_size", ".u32", "", (8, 1), 90),
+            ("%clusterid %nclusterid %cluster_ctaid %cluster_nctaid", ".u32", "xyz", (7, 8), 90),
+            ("%cluster_ctarank %cluster_nctarank", ".u32", "", (7, 8), 90),
+            ("%is_explicit_cluster", ".pred", "", (7, 8), 90),
+            ("%current_graph_exec", ".u64", "", (8, 0), 50),
+            ("%reserved_smem_offset_begin %reserved_smem_offset_end %reserved_smem_offset_cap", ".b32",
+             "", (7, 6), 80),
+            ("%perctamemoryoffset %perctamemorysize", ".u32", "", (9, 0), 100),
+            ("WARP_SZ", ".u32", "", (1, 0), None)):
+        for n in names.split():
+            out[n] = SpecialRegister(n, t, comps, ptx, sm)
+    return out
+
+
+#: Predefined identifiers (PTX ISA 4.4 Table 3 and chapter 10). Names with a numeric suffix
+#: (%envreg0..31, %pm0..7, %pm0_64..) are matched by `special_register`.
+SPECIAL: dict[str, SpecialRegister] = _sregs()
+SPECIAL_REGISTERS: frozenset[str] = frozenset(SPECIAL)
+_NUMBERED = re.compile(r"%(?:(envreg)\d+|(pm)\d+(_64)?|(reserved_smem_offset)_\d+)")
+
+
+def special_register(name: str) -> SpecialRegister | None:
+    """The record of a predefined register or constant, or None."""
+    got = SPECIAL.get(name)
+    if got is None and name.startswith("%"):
+        m = _NUMBERED.fullmatch(name)
+        if m is not None:
+            env, pm, wide, reserved = m.groups()
+            t = ".b32" if env or reserved else (".u64" if wide else ".u32")
+            got = SpecialRegister(name, t)
+    return got
 
 
 def is_predefined(name: str) -> bool:
-    return name in SPECIAL_REGISTERS or (name.startswith("%") and _NUMBERED.fullmatch(name) is not None)
+    return special_register(name) is not None
 
 
 #: Every PTX directive keyword (PTX ISA 9.2 Table 3 "PTX Directives", plus the variable

@@ -1,6 +1,6 @@
 """PTX ISA versions and the targets each admits (PTX ISA §11.1.2, §13 release table).
 
-Source: shared/spec/versions.md §1 and §3.
+Source: the PTX ISA release notes (the .target table of each version).
 """
 from __future__ import annotations
 

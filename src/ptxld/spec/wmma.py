@@ -26,6 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .gates import Gate
+from .isa import Group, InstructionSpec
+
 # --------------------------------------------------------------------------------------------
 # Basic vocabulary
 
@@ -63,21 +66,6 @@ _F64_REGS = ("f64", "b64")
 _ANY_32 = ("b32", "s32", "u32", "f32", "f16x2")
 
 
-@dataclass(frozen=True, order=True)
-class Gate:
-    """Minimum PTX ISA version and minimum ``sm_XX`` target for a feature."""
-
-    ptx: tuple[int, int]
-    sm: int
-
-    def __str__(self) -> str:
-        return f"PTX ISA {self.ptx[0]}.{self.ptx[1]}, sm_{self.sm}"
-
-    def join(self, other: "Gate") -> "Gate":
-        """The stricter of two gates (both must hold)."""
-        return Gate(max(self.ptx, other.ptx), max(self.sm, other.sm))
-
-
 #: ``.aligned``: forbidden before PTX 6.3 (implicit there), required from 6.3 (ptxas-measured).
 ALIGNED_FROM_PTX = (6, 3)
 #: ``.shared::cta`` spelling needs PTX 7.8 (any wmma-capable target).
@@ -106,7 +94,7 @@ class FragmentSpec:
     register_classes: tuple[str, ...]
     layouts: tuple[str, ...]  # memory layouts allowed for this matrix
     gate: Gate
-    source: str = "seed"  # "seed" (PTX ISA table) or "ptxas extension"
+    source: str = "isa"  # "isa" (the PTX ISA table) or "ptxas extension"
     note: str = ""
 
     # -- derived facts -------------------------------------------------------------------
@@ -253,7 +241,7 @@ def is_legal(shape: str, matrix: str, type: str, layout: str | None = None) -> b
 def legal_combinations(*, include_extensions: bool = True) -> tuple[FragmentSpec, ...]:
     """Every legal (shape, matrix, type), optionally without the ptxas-only extensions."""
     return tuple(f for f in _FRAGMENTS.values()
-                 if include_extensions or f.source == "seed")
+                 if include_extensions or f.source == "isa")
 
 
 # --------------------------------------------------------------------------------------------
@@ -355,7 +343,7 @@ def _self_check() -> None:
                 problems.append(f"{f.key}: default {lay} stride violates alignment")
         if f.matrix in "cd":
             twin = _FRAGMENTS.get((f.shape, "d" if f.matrix == "c" else "c", f.type))
-            if twin is None and f.source == "seed":
+            if twin is None and f.source == "isa":
                 problems.append(f"{f.key}: no matching {'d' if f.matrix == 'c' else 'c'}")
     for m in _MMAS.values():
         for matrix, t in (("a", m.atype), ("b", m.btype), ("c", m.ctype), ("d", m.dtype)):
@@ -366,3 +354,42 @@ def _self_check() -> None:
 
 
 _self_check()
+
+
+# --------------------------------------------------------------------------------------------
+# Instruction records (PTX ISA 9.7.14.4.3-5): the qualifier vocabulary the decoder reads.
+# Values are written with their dot, as in the opcode; the tables above name them without it.
+
+def _dotted(names) -> tuple[str, ...]:
+    return tuple("." + n for n in names)
+
+
+_SHAPE_VALUES = _dotted(SHAPES)
+_TYPE_VALUES = _dotted(ELEMENT_BITS)
+_LAYOUT_VALUES = _dotted(LAYOUTS)
+# every state space, also those wmma does not allow: the checker reports them by name
+_SPACE_VALUES = (".global", ".shared", ".shared::cta", ".shared::cluster", ".const", ".local",
+                 ".param")
+SECTION_LOAD = "PTX ISA 9.7.14.4.3 (wmma.load)"
+SECTION_STORE = "PTX ISA 9.7.14.4.4 (wmma.store)"
+SECTION_MMA = "PTX ISA 9.7.14.4.5 (wmma.mma)"
+
+
+def _memory_record(name: str, section: str, matrices: tuple[str, ...]) -> InstructionSpec:
+    return InstructionSpec(name, section, (
+        Group("matrix", _dotted(matrices)), Group("sync", (".sync",)), Group("aligned", (".aligned",)),
+        Group("layout", _LAYOUT_VALUES), Group("shape", _SHAPE_VALUES), Group("space", _SPACE_VALUES),
+        Group("type", _TYPE_VALUES), Group("vec", (".v2", ".v4", ".v8"))))
+
+
+WMMA_LOAD = _memory_record("wmma.load", SECTION_LOAD, ("a", "b", "c"))
+WMMA_STORE = _memory_record("wmma.store", SECTION_STORE, ("d",))
+# wmma.mma writes its layouts (A's first) and types positionally: `.dtype.ctype` for f16,
+# `.dtype.atype.btype.ctype` otherwise; `wmma.params` reads them by count.
+WMMA_MMA = InstructionSpec("wmma.mma", SECTION_MMA, (
+    Group("sync", (".sync",)), Group("aligned", (".aligned",)),
+    Group("alayout", _LAYOUT_VALUES), Group("blayout", _LAYOUT_VALUES), Group("shape", _SHAPE_VALUES),
+    Group("rnd", (".rn", ".rz", ".rm", ".rp")), Group("satfinite", (".satfinite",)),
+    Group("type1", _TYPE_VALUES), Group("type2", _TYPE_VALUES), Group("type3", _TYPE_VALUES),
+    Group("type4", _TYPE_VALUES), Group("op", (".xor", ".and")), Group("popc", (".popc",))))
+RECORDS = (WMMA_LOAD, WMMA_STORE, WMMA_MMA)

@@ -251,9 +251,9 @@ def fragment_layout(target: str | int, shape: str, matrix: str, type: str,
     if layout not in fs.layouts:
         raise WmmaError(f"wmma .{matrix} .{shape} .{type} cannot be .{layout} "
                         f"(allowed: {', '.join('.' + x for x in fs.layouts)})")
-    min_family = target_family(fs.gate.sm)
+    min_family = target_family(fs.gate.min_sm)
     if FAMILIES.index(family) < FAMILIES.index(min_family):
-        raise WmmaError(f"wmma .{matrix} .{shape} .{type} needs sm_{fs.gate.sm} or later "
+        raise WmmaError(f"wmma .{matrix} .{shape} .{type} needs sm_{fs.gate.min_sm} or later "
                         f"(target {target})")
     basis, provenance, build = _choose(family, fs, layout)
     shape3 = (32, fs.nregs, fs.elements_per_register)
@@ -270,7 +270,7 @@ def all_layouts() -> list[FragmentLayout]:
     out = []
     for family in FAMILIES:
         for fs in spec.legal_combinations():
-            if FAMILIES.index(family) < FAMILIES.index(target_family(fs.gate.sm)):
+            if FAMILIES.index(family) < FAMILIES.index(target_family(fs.gate.min_sm)):
                 continue
             for layout in fs.layouts:
                 out.append(fragment_layout(family, fs.shape, fs.matrix, fs.type, layout))

@@ -1,17 +1,16 @@
-"""Instruction parameters of wmma.load / wmma.store / wmma.mma, parsed from dotted modifiers.
+"""Instruction parameters of wmma.load / wmma.store / wmma.mma, from the decoded opcode.
 
-ptxas accepts the qualifiers of a wmma instruction in any order, so parsing is by value set,
-not by position — except where position carries meaning: the two layouts of ``wmma.mma``
-(first is A's) and its type suffixes (``.dtype.ctype`` for f16, else ``.dtype.atype.btype.ctype``).
+The decoder (`ptxld.spec.decode`) places qualifiers by value, in any order ptxas accepts; where
+position carries meaning — ``wmma.mma``'s two layouts (A's first) and its type suffixes
+(``.dtype.ctype`` for f16, else ``.dtype.atype.btype.ctype``) — the slots keep the written order.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ptxld.spec import wmma as spec
+from ptxld.spec.decode import Decoded, decode
 from ptxld.wmma.errors import WmmaError
-
-_ROUNDINGS = ("rn", "rz", "rm", "rp")
 
 
 @dataclass(frozen=True)
@@ -24,11 +23,7 @@ class Requirements:
     notes: tuple[str, ...] = ()
 
     def violations(self, ptx: tuple[int, int], sm: int) -> list[str]:
-        out = []
-        if tuple(ptx) < self.gate.ptx:
-            out.append(f"needs PTX ISA {self.gate.ptx[0]}.{self.gate.ptx[1]} or later")
-        if sm < self.gate.sm:
-            out.append(f"needs sm_{self.gate.sm} or later")
+        out = self.gate.violations(ptx, sm)
         if self.ptx_below and tuple(ptx) >= self.ptx_below:
             out.append(f"needs PTX ISA below {self.ptx_below[0]}.{self.ptx_below[1]}")
         return out
@@ -66,7 +61,7 @@ class WmmaMemParams:
         else:
             below = spec.ALIGNED_FROM_PTX
             notes.append(".aligned is required from PTX ISA 6.3 on")
-        if self.fragment.source != "seed":
+        if self.fragment.source != "isa":
             notes.append(f"{self.fragment.source}: {self.fragment.note}")
         return Requirements(gate, below, tuple(notes))
 
@@ -105,19 +100,25 @@ class WmmaMmaParams:
         return Requirements(gate, below, tuple(notes))
 
 
-def _split(opcode_or_modifiers: str | list[str] | tuple[str, ...]) -> list[str]:
+def _decoded(opcode_or_modifiers: str | list[str] | tuple[str, ...], kind: str | None) -> Decoded:
+    """The opcode, read by the one decoder; a modifier list is spelled out first."""
     if isinstance(opcode_or_modifiers, str):
-        parts = opcode_or_modifiers.strip().split(".")
+        text = opcode_or_modifiers.strip()
+        if not text.startswith("wmma."):
+            text = f"wmma.{kind or 'load'}." + text.lstrip(".")
     else:
-        parts = [m.lstrip(".") for m in opcode_or_modifiers]
-    return [p for p in parts if p]  # ("shared::cta" has no dot, so it stays one part)
+        mods = [m.lstrip(".") for m in opcode_or_modifiers if m.strip(".")]
+        if mods[:1] == ["wmma"]:
+            mods = mods[1:]
+        if mods[:1] not in (["load"], ["store"], ["mma"]):
+            mods = [kind or "load"] + mods
+        text = ".".join(["wmma"] + mods)
+    return decode(text)
 
 
-def _one(found: list[str], what: str, text: str) -> str:
-    if len(found) != 1:
-        got = ", ".join("." + f for f in found) or "none"
-        raise WmmaError(f"{text}: expected exactly one {what}, got {got}")
-    return found[0]
+def _bare(q: tuple[str, int, int] | None) -> str | None:
+    """A slot's value without its dot (the wmma tables name them so)."""
+    return q[0][1:] if q else None
 
 
 def parse(opcode_or_modifiers: str | list[str] | tuple[str, ...],
@@ -125,41 +126,45 @@ def parse(opcode_or_modifiers: str | list[str] | tuple[str, ...],
     """Parse ``"wmma.load.a.sync.aligned.row.m16n16k16.f16"`` or its modifier list
     (``["a", "sync", "aligned", "row", "m16n16k16", "f16"]``; then ``kind`` says
     ``"load"``/``"store"``/``"mma"``, default ``"load"``). Raises ``WmmaError``."""
-    parts = _split(opcode_or_modifiers)
-    if parts[:1] == ["wmma"]:
-        parts = parts[1:]
-        if not parts or parts[0] not in ("load", "store", "mma"):
-            raise WmmaError(f"unknown wmma instruction {'.'.join(['wmma'] + parts)!r}")
-        kind, parts = parts[0], parts[1:]
-    kind = kind or "load"
-    text = ".".join(["wmma", kind] + parts)
-    if "sync" not in parts:
+    d = _decoded(opcode_or_modifiers, kind)
+    text = d.opcode
+    if d.name not in ("wmma.load", "wmma.store", "wmma.mma"):
+        raise WmmaError(f"unknown wmma instruction {text!r}")
+    if "sync" not in d.slots:
         raise WmmaError(f"{text}: .sync is mandatory")
-    rest = [p for p in parts if p not in ("sync", "aligned")]
-    aligned = "aligned" in parts
-    if kind == "mma":
-        return _parse_mma(rest, aligned, text)
-    return _parse_mem(kind, rest, aligned, text)
+    if d.name == "wmma.mma":
+        return _parse_mma(d, text)
+    return _parse_mem(d, text)
 
 
-def _parse_mem(kind: str, rest: list[str], aligned: bool, text: str) -> WmmaMemParams:
+def _one(d: Decoded, group: str, what: str, text: str) -> str:
+    value = _bare(d.slots.get(group))
+    twice = [t for g, t, _, _ in d.repeated if g == group]
+    if value is None or twice:
+        got = ", ".join(([d.slots[group][0]] if value else []) + twice) or "none"
+        raise WmmaError(f"{text}: expected exactly one {what}, got {got}")
+    return value
+
+
+def _parse_mem(d: Decoded, text: str) -> WmmaMemParams:
+    kind = d.name.split(".")[1]
     matrices = ("a", "b", "c") if kind == "load" else ("d",)
-    matrix = _one([p for p in rest if p in spec.MATRICES], "matrix selector "
-                  + "/".join("." + m for m in matrices), text)
-    if matrix not in matrices:
-        raise WmmaError(f"{text}: wmma.{kind} takes .{'/.'.join(matrices)}, not .{matrix}")
-    layout = _one([p for p in rest if p in spec.LAYOUTS], "layout (.row/.col)", text)
-    shape = _one([p for p in rest if p in spec.SHAPES], "shape", text)
-    spaces = [p for p in rest if p.startswith(("global", "shared", "local", "const", "param"))]
-    if len(spaces) > 1:
+    strays = [t[1:] for t, _, _ in d.others]
+    wrong_matrix = [m for m in strays if m in spec.MATRICES]
+    if wrong_matrix:
+        raise WmmaError(f"{text}: wmma.{kind} takes .{'/.'.join(matrices)}, not .{wrong_matrix[0]}")
+    matrix = _one(d, "matrix", "matrix selector " + "/".join("." + m for m in matrices), text)
+    layout = _one(d, "layout", "layout (.row/.col)", text)
+    shape = _one(d, "shape", "shape", text)
+    if any(g == "space" for g, _, _, _ in d.repeated):
         raise WmmaError(f"{text}: more than one state space")
-    space = spaces[0] if spaces else None
+    space = _bare(d.slots.get("space"))
     if space is not None and space not in spec.STATE_SPACES:
         raise WmmaError(f"{text}: state space .{space} is not allowed for wmma "
                         f"(use .global, .shared, .shared::cta or generic addressing)")
-    type_ = _one([p for p in rest if p in spec.ELEMENT_BITS], "element type", text)
-    known = {matrix, layout, shape, type_, space, *spec.ACCEPTED_EXTRA_QUALIFIERS}
-    unknown = [p for p in rest if p not in known]
+    type_ = _one(d, "type", "element type", text)
+    extras = [_bare(d.slots.get("vec"))] if "vec" in d.slots else []
+    unknown = strays + [x for x in extras if x not in spec.ACCEPTED_EXTRA_QUALIFIERS]
     if unknown:
         raise WmmaError(f"{text}: unknown qualifier(s) {', '.join('.' + u for u in unknown)}")
     if not spec.is_legal(shape, matrix, type_):
@@ -167,36 +172,34 @@ def _parse_mem(kind: str, rest: list[str], aligned: bool, text: str) -> WmmaMemP
     allowed = spec.fragment(shape, matrix, type_).layouts
     if layout not in allowed:
         raise WmmaError(f"{text}: .{type_} matrix {matrix.upper()} must be .{allowed[0]}")
-    return WmmaMemParams(kind, matrix, shape, type_, layout, space, aligned)
+    return WmmaMemParams(kind, matrix, shape, type_, layout, space, "aligned" in d.slots)
 
 
-def _parse_mma(rest: list[str], aligned: bool, text: str) -> WmmaMmaParams:
-    layouts = [p for p in rest if p in spec.LAYOUTS]
-    if len(layouts) != 2:
+def _parse_mma(d: Decoded, text: str) -> WmmaMmaParams:
+    if "alayout" not in d.slots or "blayout" not in d.slots or any(
+            g == "alayout" for g, _, _, _ in d.repeated):
         raise WmmaError(f"{text}: expected two layouts (.alayout.blayout)")
-    shape = _one([p for p in rest if p in spec.SHAPES], "shape", text)
-    types = [p for p in rest if p in spec.ELEMENT_BITS]
-    satfinite = "satfinite" in rest
-    roundings = [p for p in rest if p in _ROUNDINGS]
-    rounding = roundings[0] if roundings else None
+    shape = _one(d, "shape", "shape", text)
+    types = [_bare(d.slots[g]) for g in ("type1", "type2", "type3", "type4") if g in d.slots]
+    satfinite = "satfinite" in d.slots
+    rounding = _bare(d.slots.get("rnd"))
     op = None
-    if "popc" in rest:
-        op = _one([p for p in rest if p in ("xor", "and")], "b1 operation (.xor/.and)", text)
-        op += ".popc"
-    known = set(layouts) | {shape, "satfinite", "popc", "xor", "and", *types, *roundings}
-    unknown = [p for p in rest if p not in known]
-    if unknown or len(roundings) > 1:
+    if "popc" in d.slots:
+        op = _one(d, "op", "b1 operation (.xor/.and)", text) + ".popc"
+    unknown = [t[1:] for t, _, _ in d.others] + [t[1:] for g, t, _, _ in d.repeated
+                                                 if g in ("rnd", "satfinite", "popc", "op", "type1")]
+    if unknown:
         raise WmmaError(f"{text}: unknown or repeated qualifier(s) "
-                        f"{', '.join('.' + u for u in unknown or roundings)}")
+                        f"{', '.join('.' + u for u in unknown)}")
     if len(types) == 2:
-        d, c = types
+        dt, c = types
         a = b = "f16"
     elif len(types) == 4:
-        d, a, b, c = types
+        dt, a, b, c = types
     else:
         raise WmmaError(f"{text}: expected .dtype.ctype (f16) or .dtype.atype.btype.ctype")
-    params = WmmaMmaParams(shape, layouts[0], layouts[1], a, b, c, d, satfinite, rounding, op,
-                           aligned)
+    params = WmmaMmaParams(shape, _bare(d.slots["alayout"]), _bare(d.slots["blayout"]), a, b, c, dt,
+                           satfinite, rounding, op, "aligned" in d.slots)
     try:
         s = params.spec
     except KeyError as e:

@@ -166,7 +166,7 @@ def describe_wmma_load(opcode_modifiers: list[str] | str, target: str) -> str:
         f"default {default}; a larger one must be given, a smaller one is undefined behaviour.",
         f"Alignment: p a multiple of {fs.address_alignment} bytes; stride × "
         f"{fs.element_bits / 8:g} bytes a multiple of {fs.stride_alignment(p.layout)} bytes.",
-        f"Requires: PTX ISA {_version(req.gate.ptx)} or later and sm_{req.gate.sm} or later"
+        f"Requires: PTX ISA {_version(req.gate.min_ptx)} or later and sm_{req.gate.min_sm} or later"
         + (f"; PTX ISA below {_version(req.ptx_below)}" if req.ptx_below else "")
         + f" (.aligned: forbidden before PTX {_version(spec.ALIGNED_FROM_PTX)}, required from it).",
         "Threads must execute it together (.sync/.aligned) with the same p and stride; "
@@ -174,8 +174,8 @@ def describe_wmma_load(opcode_modifiers: list[str] | str, target: str) -> str:
     ]
     out += [f"Note: {n}" for n in req.notes]
     family = target_family(target)
-    if FAMILIES.index(family) < FAMILIES.index(target_family(fs.gate.sm)):
-        out += ["", f"Not available on {target}: needs sm_{fs.gate.sm} or later."]
+    if FAMILIES.index(family) < FAMILIES.index(target_family(fs.gate.min_sm)):
+        out += ["", f"Not available on {target}: needs sm_{fs.gate.min_sm} or later."]
         return "\n".join(out) + "\n"
     out += ["", f"Fragment on {target} (layout family {family}):",
             fragment_table(p.shape, p.matrix, p.type, p.layout, target)]

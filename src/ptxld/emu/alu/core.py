@@ -1,4 +1,4 @@
-"""Op objects, opcode splitting and the registry of instruction builders."""
+"""Op objects, the qualifier bag builders read, and the registry of instruction builders."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,6 +7,7 @@ from typing import Callable
 import numpy as np
 
 from ptxld.emu.alu.ptxtypes import TYPES, coerce
+from ptxld.spec.decode import Decoded, decode
 
 
 class Unsupported(Exception):
@@ -45,14 +46,14 @@ class Op:
 
 
 class Quals:
-    """Qualifier bag of one opcode; builders take what they understand, leftovers are an error."""
+    """The qualifiers of one decoded opcode (`ptxld.spec.decode`) as a bag: builders take what
+    they understand, leftovers are an error."""
 
-    def __init__(self, opcode: str):
-        self.opcode = opcode
-        parts = opcode.split(".")
-        self.base = parts[0]
-        self.types = ["." + p for p in parts[1:] if "." + p in TYPES]
-        self.rest = ["." + p for p in parts[1:] if "." + p not in TYPES]
+    def __init__(self, decoded: Decoded):
+        self.opcode = decoded.opcode
+        self.base = decoded.mnemonic
+        self.types = decoded.types
+        self.rest = [m[0] for m in decoded.modifiers if m[0] not in TYPES]
 
     def one(self, *choices: str, default: str | None = None, required: bool = False) -> str | None:
         found = [q for q in self.rest if q in choices]
@@ -93,7 +94,7 @@ def builder(*bases: str):
 
 
 def build(opcode: str) -> Op:
-    q = Quals(opcode)
+    q = Quals(decode(opcode))
     if q.base not in BUILDERS:
         raise Unsupported(f"{opcode}: '{q.base}' is not an ALU instruction of this library")
     try:

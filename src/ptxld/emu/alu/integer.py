@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu.ptxtypes import PtxType, join_lanes, signed_dtype, split_lanes, unsigned_dtype
+from ptxld.emu.alu.ptxtypes import TYPES, PtxType, join_lanes, signed_dtype, split_lanes, unsigned_dtype
 
 M32 = np.uint64(0xFFFFFFFF)
 
@@ -90,7 +90,6 @@ def divide(a: np.ndarray, b: np.ndarray, t: PtxType, want_rem: bool) -> np.ndarr
 
 def lanewise(fn, t: PtxType):
     """Lift a scalar-lane function over the lanes of a packed integer type (lane 0 = low bits)."""
-    from ptxld.emu.alu.ptxtypes import TYPES
     lane_t = TYPES[t.lane]
 
     def run(*srcs):

@@ -1,51 +1,16 @@
-"""PTX types as the ALU sees them: width, kind, raw-bit NumPy dtype (PTX ISA §5.2.1, §5.2.3, §5.2.5).
+"""PTX types as the ALU sees them (records from `ptxld.spec.types`) and raw-bit helpers.
 
 Every value crossing the ALU boundary is raw bits: ``np.uint8/16/32/64`` by width, ``np.bool_`` for
 ``.pred``, shape ``(n, 2)`` uint64 for ``.b128`` (element 0 = low 64 bits).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ptxld.spec.types import TYPES, PtxType
 
-@dataclass(frozen=True)
-class PtxType:
-    name: str        # ".s32"
-    bits: int        # container width
-    kind: str        # "b" bits, "u", "s", "f" float, "pred", "packed" (lanes of ``lane``)
-    lane: str = ""   # element type of a packed type, e.g. ".f16" for ".f16x2"
-    lanes: int = 1
-
-    @property
-    def dtype(self) -> np.dtype:
-        if self.kind == "pred":
-            return np.dtype(np.bool_)
-        return np.dtype(f"u{min(self.bits, 64) // 8}")
-
-    @property
-    def signed(self) -> bool:
-        return self.kind == "s"
-
-
-def _table() -> dict[str, PtxType]:
-    t: dict[str, PtxType] = {".pred": PtxType(".pred", 1, "pred")}
-    for w in (8, 16, 32, 64):
-        for k in "bus":
-            t[f".{k}{w}"] = PtxType(f".{k}{w}", w, k)
-    t[".b128"] = PtxType(".b128", 128, "b")
-    for name, w in ((".f16", 16), (".bf16", 16), (".tf32", 32), (".f32", 32), (".f64", 64),
-                    (".e4m3", 8), (".e5m2", 8)):
-        t[name] = PtxType(name, w, "f")
-    for name, lane, n in ((".f16x2", ".f16", 2), (".bf16x2", ".bf16", 2), (".u16x2", ".u16", 2),
-                          (".s16x2", ".s16", 2), (".u8x4", ".u8", 4), (".s8x4", ".s8", 4),
-                          (".e4m3x2", ".e4m3", 2), (".e5m2x2", ".e5m2", 2)):
-        t[name] = PtxType(name, 16 * n if "16" in lane else 8 * n, "packed", lane, n)
-    return t
-
-
-TYPES: dict[str, PtxType] = _table()
+__all__ = ["TYPES", "PtxType", "ptype", "coerce", "signed_view", "unsigned_dtype", "signed_dtype",
+           "split_lanes", "join_lanes"]
 
 
 def ptype(name: str) -> PtxType:

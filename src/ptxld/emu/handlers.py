@@ -1,0 +1,68 @@
+"""The registry of instruction semantics, and what every semantics module shares.
+
+Each `sem_*` module registers a compile function per instruction name with `@handler`; the
+program compiles each instruction once into an `Op` by calling it. Nothing here imports the
+modules that register: the registry sits below them.
+"""
+from __future__ import annotations
+
+HANDLERS: dict = {}
+
+
+def handler(*names):
+    """Register a compile function for instruction names: a record name of `ptxld.spec`
+    (`cp.async.wait_group`) or a mnemonic (`ld`)."""
+    def deco(fn):
+        for m in names:
+            if m in HANDLERS:
+                raise RuntimeError(f"two handlers for `{m}`")
+            HANDLERS[m] = fn
+        return fn
+    return deco
+
+
+def handler_for(decoded):
+    """The compile function for a decoded opcode: its record's, else its mnemonic's."""
+    return HANDLERS.get(decoded.name) or HANDLERS.get(decoded.mnemonic)
+
+
+class CompileError(Exception):
+    """An instruction the emulator cannot run; becomes UnsupportedInstructionError when reached."""
+
+
+# Op kinds: a SIMPLE op runs on the active threads and falls through; a CONTROL op decides where
+# each thread goes next.
+SIMPLE, CONTROL = 0, 1
+
+
+class Op:
+    """One compiled instruction."""
+    __slots__ = ("pc", "ins", "kind", "run", "guard", "gneg", "fn", "text", "line", "warp_sync",
+                 "info")
+
+    def __init__(self, pc, ins, fn):
+        self.pc, self.ins, self.fn = pc, ins, fn
+        self.kind, self.run = SIMPLE, None
+        self.guard, self.gneg = None, False
+        self.warp_sync = None            # callable(batch, idx) -> member masks, for *.sync ops
+        self.text = " ".join(ins.text.split()) if ins is not None else ""
+        self.line = ins.line if ins is not None else 0
+        self.info = {}
+
+
+# Called in `order` when no thread of a batch can run: each may release waiting threads (a
+# barrier whose missing threads exited) and return True, or raise the deadlock it sees.
+STALL_RESOLVERS: list = []
+
+
+def stall_resolver(order: int):
+    def deco(fn):
+        STALL_RESOLVERS.append((order, fn))
+        STALL_RESOLVERS.sort(key=lambda r: r[0])
+        return fn
+    return deco
+
+
+def resolve_stall(batch) -> bool:
+    """Nothing runnable: let the resolvers release threads (True) or report the deadlock."""
+    return any(fn(batch) for _, fn in STALL_RESOLVERS)

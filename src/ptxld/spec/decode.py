@@ -1,0 +1,128 @@
+"""The one opcode decoder: a dotted opcode, read against the instruction records.
+
+    d = decode("ld.global.nc.v4.f32")
+    d.name              # "ld"           (the record: `wmma.load`, `cp.async.bulk.tensor`, ...)
+    d.get("space")      # ".global"
+    d.slots["vec"]      # (".v4", 12, 15): value and its span within the opcode
+    d.types             # [".f32"]       every type written, in order
+
+ptxas accepts the qualifiers of an instruction in any order, so modifiers are placed by value,
+not by position; values that several groups share fill them in the order written (`cvt.f32.s32`:
+`.dtype`, then `.atype`). A modifier outside the record's vocabulary is kept in `others`, a
+group written twice in `repeated`, for the checker to report. An instruction with no record yet
+is read with the generic vocabulary (state spaces, vector sizes, types); its other modifiers stay
+in `others`, uninterpreted.
+
+Decoding is cached per opcode string: real code repeats a handful of opcodes thousands of times.
+"""
+from __future__ import annotations
+
+from .instructions import spec_of
+from .isa import Group, InstructionSpec
+from .types import TYPES
+
+STATE_SPACES = (".const", ".global", ".local", ".param", ".param::entry", ".param::func",
+                ".shared", ".shared::cta", ".shared::cluster")
+VECTORS = (".v2", ".v4", ".v8")
+_TYPE_NAMES = tuple(TYPES)
+
+#: The vocabulary of an instruction without a record of its own.
+GENERIC = InstructionSpec("", "", (
+    Group("space", STATE_SPACES), Group("vec", VECTORS),
+    Group("type", _TYPE_NAMES), Group("type2", _TYPE_NAMES), Group("type3", _TYPE_NAMES),
+    Group("type4", _TYPE_NAMES), Group("type5", _TYPE_NAMES)))
+
+
+class Decoded:
+    """One opcode, read. Spans are (start, end) character offsets within the opcode."""
+    __slots__ = ("opcode", "mnemonic", "name", "spec", "name_end", "modifiers", "slots", "others",
+                 "repeated")
+
+    def __init__(self, opcode: str, name: str, spec: InstructionSpec | None, name_end: int):
+        self.opcode = opcode
+        self.mnemonic = opcode.partition(".")[0]
+        self.name = name
+        self.spec = spec                 # None: no record (generic vocabulary)
+        self.name_end = name_end
+        # every modifier after the name: (text, start, end, group or None), in written order
+        self.modifiers: list[tuple[str, int, int, str | None]] = []
+        self.slots: dict[str, tuple[str, int, int]] = {}
+        self.others: list[tuple[str, int, int]] = []
+        self.repeated: list[tuple[str, str, int, int]] = []
+
+    def get(self, group: str) -> str | None:
+        q = self.slots.get(group)
+        return q[0] if q else None
+
+    def has(self, value: str) -> bool:
+        """Whether the opcode writes this modifier (e.g. `.sync`), in any slot."""
+        return any(m[0] == value for m in self.modifiers)
+
+    def pick(self, *values: str) -> str | None:
+        """The first modifier written that is one of `values` (`pick(".up", ".down")`), or None:
+        the same answer whether the instruction has a record yet or is read generically."""
+        for m in self.modifiers:
+            if m[0] in values:
+                return m[0]
+        return None
+
+    @property
+    def types(self) -> list[str]:
+        """Every modifier that names a type, in written order (`cvt.rn.f32.s32` -> f32, s32)."""
+        return [m[0] for m in self.modifiers if m[0] in TYPES]
+
+    @property
+    def known(self) -> bool:
+        return self.spec is not None
+
+    def __repr__(self) -> str:
+        return f"Decoded({self.opcode!r}, name={self.name!r}, slots={ {g: v[0] for g, v in self.slots.items()} })"
+
+
+def _resolve(parts: list[str]) -> tuple[str, InstructionSpec | None, int]:
+    """The longest dotted prefix that names a record: (name, record, number of parts)."""
+    for k in range(len(parts), 0, -1):
+        name = ".".join(parts[:k])
+        spec = spec_of(name)
+        if spec is not None:
+            return name, spec, k
+    return parts[0], None, 1
+
+
+def _decode(opcode: str) -> Decoded:
+    parts = opcode.split(".")
+    name, spec, k = _resolve(parts)
+    pos = len(name)
+    d = Decoded(opcode, name, spec, pos)
+    vocabulary = (spec or GENERIC).slots_of
+    slots = d.slots
+    for p in parts[k:]:
+        text, s, e = "." + p, pos, pos + 1 + len(p)
+        pos = e
+        groups = vocabulary.get(text)
+        if groups is None:
+            d.others.append((text, s, e))
+            d.modifiers.append((text, s, e, None))
+            continue
+        for g in groups:
+            if g not in slots:
+                slots[g] = (text, s, e)
+                d.modifiers.append((text, s, e, g))
+                break
+        else:
+            d.repeated.append((groups[0], text, s, e))
+            d.modifiers.append((text, s, e, groups[0]))
+    return d
+
+
+_CACHE: dict[str, Decoded] = {}
+
+
+def decode(opcode: str) -> Decoded:
+    """The decoded opcode (cached; do not mutate the result)."""
+    got = _CACHE.get(opcode)
+    if got is None:
+        if len(_CACHE) >= 8192:  # garbage input can spell endless opcodes
+            _CACHE.clear()
+        got = _CACHE[opcode] = _decode(opcode)
+    return got
