@@ -89,6 +89,30 @@ def test_generic_ld_nc_needs_global_window():
     assert ".shared window" in str(e.value)
 
 
+@pytest.mark.parametrize("load, space, faults", [
+    # PTX ISA 9.7.9.8: where a generic address of each qualifier may point
+    ("ld.relaxed.gpu.u32", "const", True),     # .relaxed/.acquire: .global or .shared
+    ("ld.relaxed.gpu.u32", "shared", False),
+    ("ld.acquire.cta.u32", "local", True),
+    ("ld.volatile.u32", "local", False),       # .volatile: .global, .shared or .local
+    ("ld.volatile.u32", "const", True),
+    ("ld.mmio.relaxed.sys.u32", "shared", True),  # .mmio: .global only
+    ("ld.L1::evict_last.u32", "shared", False),   # ptxas's rule on the written space only
+    ("ld.u32", "const", False),
+])
+def test_generic_address_window_follows_the_qualifiers(load, space, faults):
+    decl = {"const": ".const .align 4 .b8 v[64];", "shared": ".shared .align 4 .b8 v[64];",
+            "local": ".local .align 4 .b8 v[64];"}[space]
+    k, src = kernel(f"mov.u64 %rd1, v;\ncvta.{space}.u64 %rd2, %rd1;\n{load} %r1, [%rd2];",
+                    decls=decl if space == "local" else "", extra="" if space == "local" else decl + "\n")
+    if faults:
+        with pytest.raises(emu.GenericAddressError) as e:
+            k(1, 1, [np.zeros(4, np.int32)])
+        assert f".{space} window" in str(e.value)
+    else:
+        k(1, 1, [np.zeros(4, np.int32)])
+
+
 def test_store_to_kernel_parameters_is_read_only():
     k, src = kernel("mov.u64 %rd1, p;\ncvta.param.u64 %rd2, %rd1;\nst.u32 [%rd2], 1;")
     with pytest.raises(emu.ReadOnlyMemoryError):
@@ -213,3 +237,12 @@ def test_every_error_class_is_exported_under_emulation_error():
         obj = getattr(emu, name)
         if isinstance(obj, type) and name.endswith("Error") or name == "WmmaFault":
             assert issubclass(obj, ptxld.EmulationError)
+
+
+def test_a_load_with_two_types_is_not_run_as_either():
+    # `ld.global.u8.u32`: the checker reports two types (PTX0202), explain refuses to describe
+    # it, and the emulator, reading the same load model, refuses to guess which one was meant
+    k, src = kernel("ld.param.u64 %rd1, [p];\nld.global.u8.u32 %r1, [%rd1];\nst.global.u32 [%rd1], %r1;")
+    assert any(d.code == "PTX0202" for d in ptxld.check(src))
+    with pytest.raises(emu.EmulationError, match=r"not a valid load \(\.u32"):
+        k(1, 1, [np.zeros(4, np.int32)])

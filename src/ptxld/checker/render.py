@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import os
 
-from .. import __version__
 from ..diagnostics import Diagnostic
+from ..version import version
 from .registry import RULES
 
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m", "help": "\x1b[1;32m",
@@ -149,7 +149,7 @@ def render_json(results: list[tuple[str, list[Diagnostic]]]) -> str:
         for d in diags:
             totals[d.severity] = totals.get(d.severity, 0) + 1
         files.append({"file": name, "diagnostics": [diagnostic_dict(d) for d in diags]})
-    return json.dumps({"tool": "ptxld", "version": __version__, "files": files, "summary": totals},
+    return json.dumps({"tool": "ptxld", "version": version(), "files": files, "summary": totals},
                       indent=2) + "\n"
 
 
@@ -197,7 +197,7 @@ def render_sarif(results: list[tuple[str, list[Diagnostic]]]) -> str:
                                                           "insertedContent": {"text": d.fix}}]}]}]
             out.append(res)
     doc = {"version": "2.1.0", "$schema": SARIF_SCHEMA,
-           "runs": [{"tool": {"driver": {"name": "ptxld", "version": __version__,
+           "runs": [{"tool": {"driver": {"name": "ptxld", "version": version(),
                                          "informationUri": "https://github.com/ptxld/ptxld",
                                          "rules": driver_rules}},
                      "columnKind": "unicodeCodePoints",

@@ -49,14 +49,6 @@ def _elements(prog, ins, node, count: int, what: str) -> list:
     return items
 
 
-def _global_only(model) -> bool:
-    """Qualifiers the seeds allow only on `.global` or on generic addresses that point into it
-    (spec.ld.ALLOWED_SPACES): `.mmio`, `.nc`, prefetch sizes, `.L2::cache_hint`, `.unified`, and
-    256-bit vectors."""
-    return bool(model.mmio or model.nc or model.get("prefetch") or model.get("cache_hint")
-                or model.is_256_bit or (model.address is not None and model.address.unified))
-
-
 class AddressOperand:
     """A compiled `[a]` operand: per-thread addresses in the instruction's state space, or a
     per-thread `.param` variable (`pvar`, static offset) for device-function parameters."""
@@ -162,18 +154,26 @@ def write_memory(b, aop, space, act, width, count, nbytes_total, vals, keep=None
     scatter(parts, vals, width, count, keep)
 
 
-def _require_global(b, aop, act, what):
+# generic-address window codes (memory.Spaces.window) of each state space; a kernel parameter's
+# generic address counts as global, as ld.param::entry through a generic pointer does
+_WINDOW_CODES = {".global": (0, 4), ".local": (1,), ".const": (2,), ".shared": (3,)}
+_WINDOW_NAMES = {0: ".global", 1: ".local", 2: ".const", 3: ".shared", 4: ".param"}
+
+
+def _require_window(b, aop, act, spaces, what):
+    """Fault unless each generic address points into one of `spaces`."""
     if aop.pvar is not None:
         return
     addr = aop.values(b, act)
     code = b.sp.window(addr)
-    bad = (code != 0) & (code != 4)
-    if bad.any():
-        pos = int(np.flatnonzero(bad)[0])
-        win = {1: ".local", 2: ".const", 3: ".shared"}[int(code[pos])]
+    ok = np.isin(code, [c for s in spaces for c in _WINDOW_CODES[s]])
+    if not ok.all():
+        pos = int(np.flatnonzero(~ok)[0])
+        want = " or ".join(sorted(spaces))
         raise Fault(E.GenericAddressError, pos, int(addr[pos]), "generic",
-                    f"{what} needs a generic address in the global window; this one is in the "
-                    f"{win} window", "a global address", int(bad.sum()))
+                    f"{what} needs a generic address in the {want} window; this one is in the "
+                    f"{_WINDOW_NAMES.get(int(code[pos]), 'no')} window",
+                    f"an address in {want}", int((~ok).sum()))
 
 
 @handler("ld", "ldu")
@@ -187,12 +187,15 @@ def compile_ld(op, prog):
     dests = [None if isinstance(x, Sink) else prog.dest(x, t, ins) for x in items]
     aop = AddressOperand(prog, ops[1], space, ins)
     model = ins.load  # None for ldu
-    global_only = (space == "generic" and aop.pvar is None and aop.uniform is None
-                   and model is not None and _global_only(model))
+    windows = None
+    if space == "generic" and aop.pvar is None and aop.uniform is None and model is not None:
+        a = model.address
+        windows = LD.generic_windows(model.quals, is_256_bit=model.is_256_bit,
+                                     unified=a is not None and a.unified)
 
     def run(b, act):
-        if global_only:
-            _require_global(b, aop, act, ins.opcode)
+        if windows is not None:
+            _require_window(b, aop, act, windows, ins.opcode)
         vals = read_memory(b, aop, space, act, width, count, nbytes)
         for k, d in enumerate(dests):
             if d is not None:

@@ -85,6 +85,26 @@ ALLOWED_SPACES: dict[str, frozenset] = {
     # not in the ISA text: ptxas 13.0 rejects `.L1::evict_*` outside .global/generic
     "l1_evict": frozenset({".global", None}),
 }
+#: Entries of ALLOWED_SPACES that are ptxas's rules about the written state space only: the ISA
+#: says nothing of where a generic address of such a load may point.
+STATIC_ONLY = frozenset({"l1_evict"})
+
+
+def generic_windows(quals: dict, *, is_256_bit: bool, unified: bool) -> frozenset | None:
+    """The state spaces a generic address of this `ld` may point into (the ISA leaves any other
+    undefined), or None when every window is allowed. `quals`: group -> (value, ...)."""
+    keys = [v[0] for v in quals.values()] + list(quals)
+    if is_256_bit:
+        keys.append(".v8/.v4.64")
+    if unified:
+        keys.append(".unified")
+    allowed = None
+    for k in keys:
+        spaces = ALLOWED_SPACES.get(k)
+        if spaces is not None and k not in STATIC_ONLY:
+            spaces = spaces - {None}
+            allowed = spaces if allowed is None else allowed & spaces
+    return allowed
 
 
 # The {min PTX, min sm} gate of every load-family feature (the PTX ISA and Target ISA notes of
