@@ -1302,6 +1302,11 @@ def _self_check() -> None:
 
 _self_check()
 
+# the whole-ISA families, built from every instruction record
+from . import isa  # noqa: E402  (it builds on the helpers above)
+
+FAMILIES.update(isa.families(Kernel, TARGETS, versions_for))
+
 
 @lru_cache(maxsize=1)
 def all_cases() -> tuple[Case, ...]:

@@ -15,6 +15,7 @@ from .header import check_header
 from .ld import check_ld
 from .names import check_guard, check_mnemonic, check_names_together
 from .operands import _STORE_LIKE, check_store_address_width
+from .records import check_instruction, has_record_rules
 from .registry import RULES, Rule, all_rules
 from ..spec.opcodes import MNEMONICS
 
@@ -100,7 +101,9 @@ def _run(c: Checker) -> None:
                 check_ld(c, ins, m)
         elif mn in _STORE_LIKE:
             check_store_address_width(c, ins)
-        elif mn == "wmma" and op.startswith("wmma.load"):
+        elif has_record_rules(ins.decoded):
+            check_instruction(c, ins)
+        if mn == "wmma" and op.startswith("wmma.load"):
             m = ins.load
             if isinstance(m, WmmaLoadModel):
                 from .wmma import check_wmma_load  # spec/wmma.py only where wmma is used

@@ -95,6 +95,7 @@ def _decode(opcode: str) -> Decoded:
     pos = len(name)
     d = Decoded(opcode, name, spec, pos)
     vocabulary = (spec or GENERIC).slots_of
+    repeatable = (spec or GENERIC).repeatable
     slots = d.slots
     for p in parts[k:]:
         text, s, e = "." + p, pos, pos + 1 + len(p)
@@ -110,8 +111,10 @@ def _decode(opcode: str) -> Decoded:
                 d.modifiers.append((text, s, e, g))
                 break
         else:
-            d.repeated.append((groups[0], text, s, e))
-            d.modifiers.append((text, s, e, groups[0]))
+            g = groups[0]
+            if not (g in repeatable and slots[g][0] == text):
+                d.repeated.append((g, text, s, e))
+            d.modifiers.append((text, s, e, g))
     return d
 
 

@@ -18,6 +18,12 @@ class Gate:
     # rule of the ISA text only (a warning, an error under --strict)
     ptxas_checks_ptx: bool = True
     ptxas_checks_sm: bool = True
+    # architecture- or family-specific features (`wgmma`: sm_90a only): the targets allowed
+    only_targets: tuple[str, ...] = ()
+    # removed features: not on sm_<below_sm> and later (from PTX ISA <below_sm_from_ptx> on,
+    # when given) - e.g. `vote` without `.sync`
+    below_sm: int | None = None
+    below_sm_from_ptx: tuple[int, int] | None = None
 
     def __str__(self) -> str:
         sm = f", sm_{self.min_sm}" if self.min_sm else ""

@@ -1,17 +1,31 @@
-"""Instruction records: what the PTX ISA says an instruction's opcode may carry.
+"""Instruction records: what the PTX ISA says an instruction's opcode and operands may be.
 
-An instruction (`ld`, `wmma.load`, `cp.async.bulk.tensor`, …) is one `InstructionSpec`: its
-dotted name, the ISA section, and its qualifier groups in the canonical order of the ISA's syntax
-template. A group is one slot of the opcode (`.space`, `.type`, `.rnd`, …) with the values it
-may take. Groups that share values are filled in the order the opcode writes them: `cvt`'s
+An instruction (`ld`, `add`, `cp.async.bulk.tensor`, …) is one `InstructionSpec`: its dotted
+name, the ISA section, its qualifier groups in the canonical order of the ISA's syntax template,
+and its forms. A group is one slot of the opcode (`.space`, `.type`, `.rnd`, …) with the values
+it may take. Groups that share values are filled in the order the opcode writes them: `cvt`'s
 `.dtype` and `.atype`, `mma`'s two layouts and four types (PTX writes them positionally).
 
-`ptxld.spec.decode` reads an opcode against these records; every other part of ptxld reads the
-decoded slots and never splits an opcode itself.
+A `Form` is one syntax line of the ISA, written as the ISA writes it:
+
+    Form("{.rnd}{.ftz}{.sat}.f32", "d, a, b")      # add{.rnd}{.ftz}{.sat}.f32 d, a, b;
+
+In the template, `.name` is a required slot when `name` is a group of the record (any value of
+the group, or the values `where` allows), else a literal value that must be written (its group
+is found from the value); `{...}` makes a slot optional. ptxas accepts qualifiers in any order,
+so a form is a set of slot requirements, not a sequence. The operand list names roles defined in
+`operands` (`"a": "reg|imm:type"`: a register or an immediate of the type in slot `type`); see
+`OperandSpec` for that little language.
+
+`ptxld.spec.decode` reads an opcode against these records; the checker matches decoded opcodes
+against forms and their gates; the differential test generator builds its cases from them.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+from .gates import Gate
 
 
 @dataclass(frozen=True)
@@ -21,6 +35,64 @@ class Group:
     name: str
     values: tuple[str, ...]
     describe: dict = field(default_factory=dict, compare=False, hash=False)
+    # ptxas takes the same value written twice in some groups (`add.sat.s32.sat`, `.sync.sync`)
+    # and refuses it in others (`.ftz.ftz`: "Duplicate .ftz modifier")
+    repeatable: bool = False
+
+
+#: operand kinds: a register, an immediate, a predicate register (`!p` allowed where `npred`),
+#: an address `[...]`, a brace vector of registers, a label, a function name, a parenthesised
+#: list (call arguments), the sink `_`, a setp destination pair `p|q`, a special register
+KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func", "params", "sink",
+                   "pair", "sreg"})
+_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?::(?P<type>[.\w|]+))?(?:\*(?P<count>\w+))?$")
+
+
+@dataclass(frozen=True)
+class OperandSpec:
+    """What one operand may be: `kinds[:type][*count]`.
+
+    `kinds` is `|`-separated (`reg|imm`); `type` names the slot whose value is the operand's type
+    (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
+    width class `b32` (any type of 32 bits); `count` is the number of vector elements, a number or
+    a slot name (`vec`: the `.v2/.v4` written). `write` marks a destination."""
+    kinds: frozenset
+    type: str | None = None
+    count: str | None = None
+    write: bool = False
+
+    @classmethod
+    def parse(cls, text: str, *, write: bool = False) -> "OperandSpec":
+        m = _OPERAND.match(text.strip())
+        if m is None:
+            raise ValueError(f"bad operand spec {text!r}")
+        kinds = frozenset(m["kinds"].split("|"))
+        unknown = kinds - KINDS
+        if unknown:
+            raise ValueError(f"operand spec {text!r}: unknown kind(s) {sorted(unknown)}")
+        return cls(kinds, m["type"], m["count"], write)
+
+
+@dataclass(frozen=True)
+class Form:
+    """One syntax line of the ISA: a template of slots, its operand list, its gate.
+
+    `where` restricts a group named in the template to some of its values for this form
+    (`where={"type": (".u16", ".u32")}`). `operands` lists role names, `{}` around trailing
+    optional ones: `"d, a, b{, c}"`."""
+    template: str
+    operands: str = ""
+    gate: Gate | None = None
+    where: dict = field(default_factory=dict, compare=False, hash=False)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One slot requirement of a form: the group, the values allowed, whether it is required."""
+    group: str
+    values: frozenset
+    required: bool
 
 
 @dataclass(frozen=True)
@@ -28,8 +100,13 @@ class InstructionSpec:
     name: str                      # dotted name as the ISA titles it: "ld", "wmma.load"
     section: str                   # "PTX ISA 9.7.9.8 (ld)"
     groups: tuple[Group, ...]      # canonical order
+    forms: tuple[Form, ...] = ()
+    operands: dict = field(default_factory=dict, compare=False, hash=False)   # role -> spec text
+    gates: dict = field(default_factory=dict, compare=False, hash=False)      # value -> Gate
+    gate: Gate | None = None       # of the instruction itself
     # value -> the groups it may fill, in canonical order (derived)
     slots_of: dict = field(init=False, compare=False, hash=False, repr=False)
+    repeatable: frozenset = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self):
         slots: dict[str, tuple[str, ...]] = {}
@@ -37,6 +114,7 @@ class InstructionSpec:
             for v in g.values:
                 slots[v] = slots.get(v, ()) + (g.name,)
         object.__setattr__(self, "slots_of", slots)
+        object.__setattr__(self, "repeatable", frozenset(g.name for g in self.groups if g.repeatable))
 
     def group(self, name: str) -> Group:
         for g in self.groups:
@@ -47,3 +125,95 @@ class InstructionSpec:
     @property
     def group_names(self) -> tuple[str, ...]:
         return tuple(g.name for g in self.groups)
+
+    # ---------------------------------------------------------------- forms, derived on demand
+    def slots(self, form: Form) -> tuple[Slot, ...]:
+        """The slot requirements of a form's template."""
+        return _form_slots(self, form)
+
+    def operand_roles(self, form: Form) -> tuple[tuple[str, OperandSpec, bool], ...]:
+        """(role, spec, optional) of each operand of a form, in order."""
+        return _form_operands(self, form)
+
+
+def _split_template(template: str) -> list[tuple[str, bool]]:
+    """`{.rnd}{.ftz}.f32` -> [(".rnd", False), (".ftz", False), (".f32", True)]."""
+    out = []
+    pos = 0
+    t = template.strip()
+    while pos < len(t):
+        if t[pos] == "{":
+            end = t.index("}", pos)
+            for part in t[pos + 1:end].split(".")[1:]:
+                out.append(("." + part, False))
+            pos = end + 1
+        elif t[pos] == ".":
+            end = pos + 1
+            while end < len(t) and t[end] not in ".{":
+                end += 1
+            out.append((t[pos:end], True))
+            pos = end
+        else:
+            raise ValueError(f"bad form template {template!r} at {t[pos:]!r}")
+    return out
+
+
+_SLOT_CACHE: dict = {}
+
+
+def _form_slots(spec: InstructionSpec, form: Form) -> tuple[Slot, ...]:
+    key = (spec.name, form)
+    got = _SLOT_CACHE.get(key)
+    if got is not None:
+        return got
+    names = {g.name: g for g in spec.groups}
+    slots: list[Slot] = []
+    for item, required in _split_template(form.template):
+        word = item[1:]
+        if word in names:
+            values = form.where.get(word, names[word].values)
+            group = word
+        else:
+            groups = spec.slots_of.get(item)
+            if not groups:
+                raise ValueError(f"{spec.name}: form {form.template!r} names {item!r}, which is "
+                                 "neither a group nor a value of one")
+            # a value shared by positional groups fills the next one not yet used in this form
+            group = next((g for g in groups if g not in {s.group for s in slots}), groups[0])
+            values = (item,)
+        slots.append(Slot(group, frozenset(values), required))
+    out = tuple(slots)
+    _SLOT_CACHE[key] = out
+    return out
+
+
+def _form_operands(spec: InstructionSpec, form: Form):
+    key = ("ops", spec.name, form)
+    got = _SLOT_CACHE.get(key)
+    if got is not None:
+        return got
+    out = []
+    text = form.operands.strip()
+    optional = False
+    for raw in re.split(r",", text.replace("{", ",{").replace("}", "},")) if text else []:
+        raw = raw.strip()
+        if not raw:
+            continue
+        if raw.startswith("{"):
+            optional = True
+            raw = raw[1:].strip()
+        closing = raw.endswith("}")
+        raw = raw.rstrip("}").strip()
+        if raw:
+            role = raw
+            spec_text = spec.operands.get(role)
+            if spec_text is None:
+                raise ValueError(f"{spec.name}: form {form.template!r} uses operand {role!r}, "
+                                 "which `operands` does not define")
+            write = spec_text.startswith("=")
+            out.append((role, OperandSpec.parse(spec_text.lstrip("="), write=write), optional))
+        if closing:
+            optional = False
+    result = tuple(out)
+    _SLOT_CACHE[key] = result
+    return result

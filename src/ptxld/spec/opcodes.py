@@ -33,7 +33,8 @@ def is_known(mnemonic: str) -> bool:
 @dataclass(frozen=True)
 class SpecialRegister:
     """A predefined, read-only register (PTX ISA chapter 10): its type, the components it has
-    (`%tid.x`; "" for a scalar) and the gate of its introduction where it is newer than PTX 1.0."""
+    (`%tid.x`, also written `.r .g .b .a`; ptxas accepts `.w` too; "" for a scalar) and the gate of
+    its introduction where it is newer than PTX 1.0."""
     name: str
     type: str
     components: str = ""
@@ -45,7 +46,7 @@ class SpecialRegister:
 def _sregs() -> dict[str, SpecialRegister]:
     out = {}
     for names, t, comps, ptx, sm in (
-            ("%tid %ntid %ctaid %nctaid", ".u32", "xyz", (1, 0), None),
+            ("%tid %ntid %ctaid %nctaid", ".u32", "xyzw", (1, 0), None),
             ("%laneid %warpid %nwarpid %smid %nsmid %clock", ".u32", "", (1, 0), None),
             ("%gridid", ".u64", "", (1, 0), None),
             ("%lanemask_eq %lanemask_le %lanemask_lt %lanemask_ge %lanemask_gt", ".u32", "", (2, 0), 20),
@@ -54,7 +55,7 @@ def _sregs() -> dict[str, SpecialRegister]:
             ("%globaltimer_lo %globaltimer_hi", ".u32", "", (3, 1), 30),
             ("%total_smem_size %dynamic_smem_size", ".u32", "", (4, 1), 20),
             ("%aggr_smem_size", ".u32", "", (8, 1), 90),
-            ("%clusterid %nclusterid %cluster_ctaid %cluster_nctaid", ".u32", "xyz", (7, 8), 90),
+            ("%clusterid %nclusterid %cluster_ctaid %cluster_nctaid", ".u32", "xyzw", (7, 8), 90),
             ("%cluster_ctarank %cluster_nctarank", ".u32", "", (7, 8), 90),
             ("%is_explicit_cluster", ".pred", "", (7, 8), 90),
             ("%current_graph_exec", ".u64", "", (8, 0), 50),

@@ -1,18 +1,22 @@
 """The table of instruction records: which spec module defines each instruction.
 
 Records are loaded on first use: a module that has no `wmma` never pays for the wmma tables.
-Adding an instruction family is a new module with a `RECORDS` tuple and its names listed here.
+Adding an instruction family is a module here with a `RECORDS` tuple, and its names listed in
+`_HOME`. `common.py` holds the value sets many records share.
 """
 from __future__ import annotations
 
 import importlib
 
-from .isa import InstructionSpec
+from ..isa import InstructionSpec
 
-# instruction name -> spec module (under ptxld.spec) that defines its record
+# instruction name -> module (under ptxld.spec) that defines its record
 _HOME: dict[str, str] = {
     "ld": "ld",
     "wmma.load": "wmma", "wmma.store": "wmma", "wmma.mma": "wmma",
+    "add": "instructions.arith", "sub": "instructions.arith",
+    "mov": "instructions.moves",
+    "vote": "instructions.warp",
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
@@ -30,7 +34,7 @@ def spec_of(name: str) -> InstructionSpec | None:
         home = _HOME.get(name)
         if home is None:
             return None
-        module = importlib.import_module(f"{__package__}.{home}")
+        module = importlib.import_module(f"ptxld.spec.{home}")
         for record in module.RECORDS:
             _LOADED[record.name] = record
         got = _LOADED[name]

@@ -1,0 +1,310 @@
+"""PTX08xx: every instruction against its record (`ptxld.spec`): its modifiers, the form they
+make, its operands (count, kind, type) and the gates of what it uses.
+
+The load family keeps its deeper rules (PTX02xx-05xx); these run on every other instruction that
+has a record. One rule set for the whole ISA: adding an instruction is adding its record.
+"""
+from __future__ import annotations
+
+from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Variable, Vector
+from ..spec.forms import matching_forms, nearest, spelled
+from ..spec.gates import Gate
+from ..spec.isa import OperandSpec
+from ..spec.opcodes import special_register
+from ..spec.types import TYPES, kind_bits
+from .context import Checker, fmt_version
+from .registry import Example as E
+from .registry import Rule, register
+
+SECTION = "PTX ISA 9.7 (Instructions)"
+
+register(
+    Rule("PTX0801", "unknown-modifier", "error", "a modifier that the instruction does not have",
+         SECTION, "Each instruction takes the modifiers its syntax lists, and no others.",
+         E(body="add.foo.u32 %r1, %r2, %r3;"), E(body="add.u32 %r1, %r2, %r3;"),
+         ptxas="error: Unknown modifier '.foo'"),
+    Rule("PTX0802", "repeated-modifier", "error", "two values for one modifier slot",
+         SECTION, "Each modifier slot of an instruction takes one value.",
+         E(body="add.u32.s32 %r1, %r2, %r3;"), E(body="add.s32 %r1, %r2, %r3;"),
+         ptxas="error: Multiple types specified"),
+    Rule("PTX0803", "no-such-form", "error", "the modifiers make no form of the instruction",
+         SECTION, "The modifiers written must together make one of the syntax forms the "
+         "instruction's section lists.",
+         E(body="add.sat.u32 %r1, %r2, %r3;"), E(body="add.sat.s32 %r1, %r2, %r3;"),
+         ptxas="error: Modifier '.sat' cannot be combined with type '.u32'"),
+    Rule("PTX0804", "instruction-operand-count", "error", "the wrong number of operands",
+         SECTION, "Each form takes the operands its syntax lists.",
+         E(body="add.u32 %r1, %r2;"), E(body="add.u32 %r1, %r2, %r3;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0805", "operand-kind", "error", "an operand of a kind the instruction does not take there",
+         SECTION, "An operand is a register, an immediate, an address, a vector, ... as the "
+         "instruction's syntax says.",
+         E(body="add.u32 5, %r2, %r3;"), E(body="add.u32 %r1, %r2, 5;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0806", "operand-type", "error", "a register whose type does not fit the instruction's",
+         "PTX ISA 9.4.1 (Operand type checking)",
+         "A register operand must have the instruction's type, or a type of the same size that the "
+         "relaxed type-checking rules allow (bit types match any type of their size; signed and "
+         "unsigned integers of one size match).",
+         E(body="add.u32 %r1, %r2, %f1;"), E(body="add.f32 %f1, %f2, %f3;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0807", "special-register-field", "error",
+         "a special register read with a component it does not have",
+         "PTX ISA 10 (Special Registers)",
+         "Only the vector special registers (%tid, %ntid, %ctaid, %nctaid and the cluster ones) "
+         "have the components .x, .y, .z.",
+         E(body="mov.u32 %r1, %laneid.x;"), E(body="mov.u32 %r1, %tid.x;"),
+         ptxas="error: Unknown field"),
+    Rule("PTX0604", "feature-removed", "error", "a feature removed on newer targets",
+         "PTX ISA 9.7 (PTX ISA notes of each instruction)",
+         "Some forms are not supported on newer targets from some PTX ISA version on (`vote` "
+         "without `.sync` on sm_70 and later, from PTX ISA 6.4).",
+         E(body="vote.any.pred %p1, %p0;", version="6.4", target="sm_70"),
+         E(body="vote.sync.any.pred %p1, %p0, 0xffffffff;", version="6.4", target="sm_70"),
+         ptxas="error: Instruction 'vote' without '.sync' is not supported on .target 'sm_70' and higher"),
+    Rule("PTX0808", "special-register-write", "error", "a special register written",
+         "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
+         E(body="mov.u32 %tid.x, %r1;"), E(body="mov.u32 %r1, %tid.x;"),
+         ptxas="error: Arguments mismatch"),
+)
+
+# operands that are something other than a register, by their node
+_CONSTANT_KINDS = {Int: "imm", Float: "imm"}
+_WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate register",
+          "npred": "a (possibly negated) predicate", "addr": "an address `[...]`",
+          "vec": "a vector `{...}`", "label": "a label", "func": "a function name",
+          "params": "a parameter list `(...)`", "sink": "the sink `_`", "pair": "a predicate pair `p|q`",
+          "sreg": "a special register"}
+
+
+def check_instruction(c: Checker, ins) -> None:
+    """Every PTX08xx rule on one instruction with a record (loads excepted)."""
+    d = ins.decoded
+    spec = d.spec
+    base = ins.opcode_start
+    for text, s, e in d.others:
+        c.emit("PTX0801", base + s, base + e, f"`{text}` is not a modifier of `{spec.name}`",
+               label="unknown modifier", help="remove it, or correct its spelling")
+    for group, text, s, e in d.repeated:
+        first = d.slots[group]
+        c.emit("PTX0802", base + s, base + e, f"`{first[0]}` and `{text}`: one {group} only",
+               label="second value", secondary=[(base + first[1], base + first[2], "first here")],
+               help="keep one of them")
+    if d.others or d.repeated:
+        return
+    if spec.gate is not None:
+        _gate(c, ins, spec.gate, base, base + len(d.name), f"`{spec.name}`")
+    if not spec.forms:
+        return
+    forms = matching_forms(d)
+    if not forms:
+        m = nearest(d)
+        parts = ([f"needs `.{g}`" for g in m.missing] + [f"`{v}` is not in this form" for _, v in m.extra]
+                 + [f"`{v}` is not allowed for .{g} here" for g, v in m.wrong])
+        c.emit("PTX0803", base, base + len(ins.opcode),
+               f"`{ins.opcode}` is no form of `{spec.name}`: " + "; ".join(parts),
+               label="no such form", help=f"the nearest form is `{spelled(spec, m.form)}`")
+        return
+    for value_text, s, e, _ in d.modifiers:
+        g = spec.gates.get(value_text)
+        if g is not None:
+            _gate(c, ins, g, base + s, base + e, f"`{value_text}` on `{spec.name}`")
+    ins.operands  # noqa: B018 - parsed now: a syntax error there is reported as such, not here
+    if ins.operand_error is not None:
+        return
+    errors = None
+    for form in forms:
+        found = _operand_problems(c, ins, spec, form)
+        if not found:
+            if form.gate is not None:
+                _gate(c, ins, form.gate, base, base + len(ins.opcode), f"`{spelled(spec, form)}`")
+            return
+        errors = errors or found
+    for code, start, end, message, label in errors:
+        c.emit(code, start, end, message, label=label)
+
+
+def _gate(c: Checker, ins, gate: Gate, start: int, end: int, what: str) -> None:
+    if c.version is not None and c.version < gate.min_ptx:
+        need = f"PTX ISA {fmt_version(gate.min_ptx)}"
+        c.emit("PTX0601", start, end, f"{what} needs {need}; the module is {fmt_version(c.version)}",
+               label=f"{need} feature", notes=[gate.source] if gate.source else [],
+               help=f"raise `.version` to {fmt_version(gate.min_ptx)} or later")
+    if c.target is None:
+        return
+    t = c.target
+    if gate.only_targets and t.name not in gate.only_targets:
+        c.emit("PTX0602", start, end, f"{what} needs {' or '.join(gate.only_targets)}; the module targets "
+               f"{t.name}", label="target-specific feature", notes=[gate.source] if gate.source else [])
+    elif gate.min_sm and t.number < gate.min_sm:
+        c.emit("PTX0602", start, end, f"{what} needs sm_{gate.min_sm}; the module targets {t.name}",
+               label=f"sm_{gate.min_sm} feature", notes=[gate.source] if gate.source else [],
+               help=f"raise `.target` to sm_{gate.min_sm} or later")
+    if gate.below_sm and t.number >= gate.below_sm and (
+            gate.below_sm_from_ptx is None or (c.version is not None and c.version >= gate.below_sm_from_ptx)):
+        c.emit("PTX0604", start, end, f"{what} is not supported on sm_{gate.below_sm} and later"
+               + (f" from PTX ISA {fmt_version(gate.below_sm_from_ptx)} on" if gate.below_sm_from_ptx else ""),
+               label="removed", notes=[gate.source] if gate.source else [],
+               help=gate.note or "")
+
+
+def _kind_of(c: Checker, ins, op) -> tuple[str, object]:
+    """(kind, declaration) of one operand as written."""
+    if isinstance(op, Name):
+        if op.name == "_":
+            return "sink", None
+        var = c.lookup(ins, op.name)
+        if isinstance(var, Variable):
+            if var.space == ".reg":
+                return ("pred" if var.type == ".pred" else "reg"), var
+            return "imm", var          # a variable's address, as a constant
+        if special_register(op.name) is not None:
+            return "sreg", special_register(op.name)
+        if c.labels_of(ins.function) and op.name in c.labels_of(ins.function):
+            return "label", None
+        if op.name in c.module.functions:
+            return "func", None
+        return "reg", None             # undeclared: PTX0301 reports it
+    if isinstance(op, (Int, Float)):
+        return "imm", None
+    if isinstance(op, Expr):
+        return ("npred", None) if op.op == "!" else ("imm", None)
+    if isinstance(op, Sink):
+        return "sink", None
+    if isinstance(op, Vector):
+        return "vec", None
+    if isinstance(op, Address):
+        return "addr", None
+    if isinstance(op, ParenList):
+        return "params", None
+    if isinstance(op, PredPair):
+        return "pair", None
+    return "?", None
+
+
+def _accepts(role: OperandSpec, kind: str) -> bool:
+    kinds = role.kinds
+    if kind in kinds:
+        return True
+    return kind == "pred" and "npred" in kinds
+
+
+def _role_types(role: OperandSpec, d) -> list[str] | None:
+    """The types an operand may have: a slot's value, literal types, or a width class."""
+    t = role.type
+    if t is None:
+        return None
+    out = []
+    for part in t.split("|"):
+        if part.startswith("."):
+            out.append(part)
+        elif part[0] == "b" and part[1:].isdigit():
+            out.append("." + part)       # a width class: `.b32` matches every 32-bit type
+        else:
+            v = d.get(part)
+            if v is None:
+                return None
+            out.append(v)
+    return out
+
+
+def compatible(inst_type: str, reg_type: str) -> bool:
+    """Relaxed type checking (PTX ISA 9.4.1): same size, and the same kind, or a bit type on
+    either side, or integers of either signedness."""
+    a, b = kind_bits(inst_type), kind_bits(reg_type)
+    if a is None or b is None:
+        return True
+    (ka, na), (kb, nb) = a, b
+    if ka == "pred" or kb == "pred":
+        return ka == kb
+    if na != nb:
+        return False
+    return ka == kb or ka == "b" or kb == "b" or (ka in "us" and kb in "us")
+
+
+def _packed_bits(c: Checker, ins, vec) -> int | None:
+    total = 0
+    for item in vec.items:
+        var = c.lookup(ins, item.name) if isinstance(item, Name) else None
+        if not isinstance(var, Variable) or var.type not in TYPES:
+            return None
+        total += TYPES[var.type].bits
+    return total
+
+
+def op_text(op) -> str:
+    return "{" + ", ".join(getattr(x, "text", "?") for x in op.items) + "}"
+
+
+def _operand_problems(c: Checker, ins, spec, form) -> list:
+    roles = spec.operand_roles(form)
+    ops = ins.operands
+    required = sum(1 for _, _, optional in roles if not optional)
+    if not required <= len(ops) <= len(roles):
+        want = f"{required}" if required == len(roles) else f"{required} to {len(roles)}"
+        s, e = ins.operand_start, ins.end - 1
+        return [("PTX0804", s, max(e, s + 1),
+                 f"`{ins.opcode}` takes {want} operand(s) ({form.operands}), found {len(ops)}",
+                 "operands")]
+    d = ins.decoded
+    out = []
+    for op, (name, role, _) in zip(ops, roles):
+        if role.write and isinstance(op, Name) and special_register(op.name) is not None \
+                and c.lookup(ins, op.name) is None:
+            out.append(("PTX0808", op.start, op.end, f"`{op.text}` is a special register: read-only",
+                        "written"))
+            continue
+        kind, decl = _kind_of(c, ins, op)
+        if not _accepts(role, kind):
+            want = " or ".join(_WORDS.get(k, k) for k in sorted(role.kinds))
+            out.append(("PTX0805", op.start, op.end,
+                        f"operand `{name}` of `{ins.opcode}` must be {want}, not {_WORDS.get(kind, kind)}",
+                        "wrong kind of operand"))
+            continue
+        if kind == "sreg":
+            sr = decl
+            comp = getattr(op, "component", None)
+            if comp and not sr.components:
+                out.append(("PTX0807", op.start, op.end, f"`{sr.name}` has no fields: `.{comp}` is "
+                            "not one", "unknown field"))
+            elif comp and comp not in sr.components + "rgba":
+                out.append(("PTX0807", op.start, op.end, f"`.{comp}` is not a component of `{sr.name}` "
+                            "(.x .y .z .w, or .r .g .b .a)", "unknown vector selector"))
+            continue
+        if kind == "reg" and role.count is not None and role.write and isinstance(decl, Variable) \
+                and not decl.vector:
+            out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
+                        "vector: a brace list or a `.v2`/`.v4` register", "vector expected"))
+            continue
+        if kind == "vec" and role.type is None and role.count is None:
+            # pack/unpack: the elements' sizes add up to the instruction's type
+            size = _packed_bits(c, ins, op)
+            t = d.get("type")
+            if size is not None and t in TYPES and size != TYPES[t].bits:
+                out.append(("PTX0805", op.start, op.end, f"the elements of `{op_text(op)}` hold {size} "
+                            f"bits; `{t}` has {TYPES[t].bits}", "vector size"))
+            continue
+        types = _role_types(role, d)
+        if types is None:
+            continue
+        if kind in ("reg", "pred") and isinstance(decl, Variable):
+            if not any(compatible(t, decl.type) for t in types):
+                out.append(("PTX0806", op.start, op.end,
+                            f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
+                            f"({' or '.join(types)})", "register type"))
+        elif kind == "vec" and role.count is not None:   # a vector of elements of the type
+            for item in op.items:
+                var = c.lookup(ins, item.name) if isinstance(item, Name) else None
+                if isinstance(var, Variable) and not any(compatible(t, var.type) for t in types):
+                    out.append(("PTX0806", item.start, item.end,
+                                f"`{item.name}` ({var.type}) cannot be an element of operand `{name}` "
+                                f"of `{ins.opcode}` ({' or '.join(types)})", "register type"))
+    return out
+
+
+def has_record_rules(d) -> bool:
+    """Whether an instruction is checked here (a record, and not a load with rules of its own)."""
+    return d.spec is not None and d.name not in ("ld", "wmma.load")
+
+
+__all__ = ["check_instruction", "has_record_rules", "compatible", "TYPES"]

@@ -1,0 +1,69 @@
+"""Which forms of its record a decoded opcode matches, and how far it is from the nearest one.
+
+A decoded opcode matches a form when every required slot of the form is written with a value the
+form allows, every optional slot written has such a value, and no group is written that the form
+does not name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .decode import Decoded
+from .isa import Form, InstructionSpec
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """How a decoded opcode differs from one form: slots missing, written but not in the form,
+    or written with a value the form does not allow."""
+    form: Form
+    missing: tuple[str, ...]                 # group names
+    extra: tuple[tuple[str, str], ...]       # (group, value written)
+    wrong: tuple[tuple[str, str], ...]       # (group, value written)
+
+    @property
+    def distance(self) -> int:
+        return len(self.missing) + len(self.extra) + len(self.wrong)
+
+
+def mismatch(spec: InstructionSpec, form: Form, d: Decoded) -> Mismatch:
+    slots = spec.slots(form)
+    named = {s.group for s in slots}
+    missing, wrong = [], []
+    for s in slots:
+        written = d.slots.get(s.group)
+        if written is None:
+            if s.required:
+                missing.append(s.group)
+        elif written[0] not in s.values:
+            wrong.append((s.group, written[0]))
+    extra = [(g, v[0]) for g, v in d.slots.items() if g not in named]
+    return Mismatch(form, tuple(missing), tuple(extra), tuple(wrong))
+
+
+_MATCHES: dict = {}
+
+
+def matching_forms(d: Decoded) -> tuple[Form, ...]:
+    """The forms of the opcode's record it matches (empty: none, or the record has no forms)."""
+    got = _MATCHES.get(d.opcode)
+    if got is None:
+        spec = d.spec
+        got = tuple(f for f in spec.forms if mismatch(spec, f, d).distance == 0) if spec else ()
+        if len(_MATCHES) >= 8192:
+            _MATCHES.clear()
+        _MATCHES[d.opcode] = got
+    return got
+
+
+def nearest(d: Decoded) -> Mismatch | None:
+    """The form the opcode is closest to (fewest differences; the first such in ISA order)."""
+    spec = d.spec
+    if spec is None or not spec.forms:
+        return None
+    return min((mismatch(spec, f, d) for f in spec.forms), key=lambda m: m.distance)
+
+
+def spelled(spec: InstructionSpec, form: Form) -> str:
+    """A form as the ISA writes it: `add{.rnd}{.ftz}{.sat}.f32 d, a, b`."""
+    return f"{spec.name}{form.template} {form.operands}".strip()
