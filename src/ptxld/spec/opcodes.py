@@ -101,3 +101,60 @@ DIRECTIVES: frozenset[str] = frozenset("""
 .sreg .target .tex .version .visible .weak .abi_preserve .abi_preserve_control .blocksareclusters
 .attribute .ptr .texref .samplerref .surfref
 """.split())
+
+
+#: Every instruction of PTX ISA 9.0, as the ISA's chapter 9.7 titles them, by section, with the
+#: first target family that has it (the emulator's inventory and its docs page list these).
+ISA_INSTRUCTIONS: tuple[tuple[str, str, int], ...] = tuple(
+    (name, section, sm) for section, sm, names in (
+        ("Integer arithmetic", 20, "add sub mul mad mul24 mad24 sad div rem abs neg min max popc clz "
+                                   "bfind brev bfe bfi fns"),
+        ("Integer arithmetic", 61, "dp4a dp2a"),
+        ("Integer arithmetic", 70, "szext bmsk"),
+        ("Extended-precision integer arithmetic", 20, "add.cc addc sub.cc subc mad.cc madc"),
+        ("Floating-point", 20, "testp copysign fma rcp sqrt rsqrt sin cos lg2 ex2"),
+        ("Floating-point", 75, "tanh"),
+        ("Comparison and selection", 20, "set setp selp slct"),
+        ("Logic and shift", 20, "and or xor not cnot shl shr"),
+        ("Logic and shift", 50, "lop3 shf"),
+        ("Data movement and conversion", 20, "mov ld ldu st prefetch prefetchu isspacep cvta cvt prmt"),
+        ("Data movement and conversion", 30, "shfl"),
+        ("Data movement and conversion", 72, "cvt.pack"),
+        ("Data movement and conversion", 80, "createpolicy applypriority discard cp.async cp.async.commit_group "
+                                             "cp.async.wait_group cp.async.wait_all"),
+        ("Data movement and conversion", 90, "mapa getctarank cp.async.bulk cp.reduce.async.bulk "
+                                             "cp.async.bulk.prefetch cp.async.bulk.tensor "
+                                             "cp.reduce.async.bulk.tensor cp.async.bulk.prefetch.tensor "
+                                             "cp.async.bulk.commit_group cp.async.bulk.wait_group "
+                                             "tensormap.replace multimem.ld_reduce multimem.st multimem.red "
+                                             "st.async red.async"),
+        ("Data movement and conversion", 100, "st.bulk"),
+        ("Texture and surface", 20, "tex tld4 txq istypep suld sust sured suq"),
+        ("Control flow", 20, "bra brx.idx call ret exit"),
+        ("Parallel synchronization and communication", 20, "bar barrier membar atom red vote"),
+        ("Parallel synchronization and communication", 30, "bar.warp.sync activemask"),
+        ("Parallel synchronization and communication", 70, "fence match"),
+        ("Parallel synchronization and communication", 80, "redux mbarrier.init mbarrier.inval "
+                                                           "mbarrier.arrive mbarrier.arrive_drop "
+                                                           "cp.async.mbarrier.arrive mbarrier.test_wait "
+                                                           "mbarrier.pending_count"),
+        ("Parallel synchronization and communication", 90, "barrier.cluster elect griddepcontrol "
+                                                           "mbarrier.expect_tx mbarrier.complete_tx "
+                                                           "mbarrier.try_wait tensormap.cp_fenceproxy"),
+        ("Parallel synchronization and communication", 100, "clusterlaunchcontrol.try_cancel "
+                                                            "clusterlaunchcontrol.query_cancel"),
+        ("Warp-level matrix", 70, "wmma.load wmma.store wmma.mma mma"),
+        ("Warp-level matrix", 75, "ldmatrix movmatrix"),
+        ("Warp-level matrix", 80, "mma.sp"),
+        ("Warp-level matrix", 90, "stmatrix"),
+        ("Asynchronous warpgroup matrix", 90, "wgmma.fence wgmma.mma_async wgmma.mma_async.sp "
+                                              "wgmma.commit_group wgmma.wait_group"),
+        ("Tensor core 5th generation", 100, "tcgen05.alloc tcgen05.dealloc tcgen05.relinquish_alloc_permit "
+                                           "tcgen05.ld tcgen05.st tcgen05.wait tcgen05.cp tcgen05.shift "
+                                           "tcgen05.mma tcgen05.mma.sp tcgen05.commit tcgen05.fence"),
+        ("Stack manipulation", 20, "stacksave stackrestore alloca"),
+        ("Video", 20, "vadd vsub vabsdiff vmin vmax vshl vshr vmad vset vadd2 vsub2 vavrg2 vabsdiff2 "
+                      "vmin2 vmax2 vset2 vadd4 vsub4 vavrg4 vabsdiff4 vmin4 vmax4 vset4"),
+        ("Miscellaneous", 20, "brkpt nanosleep pmevent trap"),
+        ("Miscellaneous", 90, "setmaxnreg"),
+    ) for name in names.split())
