@@ -3,6 +3,8 @@
 # Every command run is written to ptx/COMMANDS.txt together with `nvcc --version`; each PTX file
 # is then assembled with ptxas for its own target as a legality check (output discarded), and
 # ptx/INVENTORY.txt lists the load forms per target and the opcodes used (inventory.py).
+# The Hopper sources (sm90_*.cu: sm_90; sm90a_*.cu: wgmma, multicast, setmaxnreg, tensormap.replace,
+# so sm_90a only) include cuda/sm90_common.cuh and the CCCL <cuda/ptx> headers of the toolkit.
 # Usage: tests/kernels/build.sh            (NVCC=/path/to/nvcc to pick another compiler)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,6 +27,13 @@ programs_math         $PROGRAM_ARCHS
 programs_loads        $PROGRAM_ARCHS
 programs_sm100a       sm_100a
 wmma_gemm             $PROGRAM_ARCHS
+sm90_cluster          sm_90
+sm90_warp             sm_90
+sm90_mbarrier         sm_90
+sm90_bulk             sm_90
+sm90_tma              sm_90
+sm90a_hopper          sm_90a
+sm90a_wgmma           sm_90a
 "
 
 rm -rf ptx

@@ -46,8 +46,8 @@ def main() -> None:
                 forms.update(LOAD_FORM.findall(f.read_text()))
         out += ["", f"## load forms, {arch} ({len(forms)} distinct)"] + table(forms)
     for title, subset in (("all PTX", files),
-                          ("runnable kernels (programs_*, wmma_gemm)",
-                           [f for f in files if f.stem.startswith("programs_") or f.stem == "wmma_gemm"])):
+                          ("runnable kernels (programs_*, wmma_gemm, sm90*)",
+                           [f for f in files if f.stem.startswith(("programs_", "sm90")) or f.stem == "wmma_gemm"])):
         ops: Counter = Counter()
         for f in subset:
             ops.update(opcodes(f.read_text()))
