@@ -18,6 +18,22 @@ arrays from a fixed seed every time it is called.
 Comparison modes: EXACT is bitwise equality. `ulp(n)` allows n units in the last place against
 a correctly rounded reference (for approximate hardware math). `close(rtol, atol)` is
 np.allclose-style for sums whose order the PTX contract leaves open (wmma.mma).
+
+Hopper cases (cases_sm90.py, `CASES_SM90`) add three things a harness must honour:
+* `Case.cluster`: the launch's cluster shape (cudaLaunchAttributeClusterDimension), passed as
+  `kernel(..., cluster=case.cluster)`. None means the launch gives none: either the module fixes
+  it (`__cluster_dims__` -> `.reqnctapercluster` + `.explicitcluster`, honoured by a plain
+  launch) or the kernel runs without clusters.
+* `Case.needs`: the instruction families the kernel exercises (see `NEEDS`), so a harness can
+  tell which cases an emulator without those families cannot run yet.
+* `TensorMapArg` in the argument list where the kernel takes a `CUtensorMap` (a 128-byte `.b8`
+  parameter, `.align 128` with CUDA 13.0's alignas(128)) or a pointer to one. It holds the
+  cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col parameters, not the 128 bytes: the map's
+  format is opaque. A harness converts it with `ptxld.TensorMap.tiled(...)` /
+  `ptxld.TensorMap.im2col(...)` on `arg.view(args)`, the NumPy view of the argument array the map
+  describes (`array_index`), so the map and the buffer are the same memory; with `by_pointer`
+  the kernel takes `const CUtensorMap*` and the harness passes the map's 128 bytes in a global
+  buffer (a uint8 array) instead of by value.
 """
 
 from __future__ import annotations
@@ -60,6 +76,138 @@ class Case:
     compare: tuple[dict, ...]        # one mode per output
     shared_mem: int = 0              # dynamic shared memory bytes
     note: str = ""
+    cluster: tuple[int, int, int] | None = None   # explicit launch cluster; None: from the module
+    needs: tuple[str, ...] = ()      # instruction families exercised (NEEDS), beyond sm_80 programs
+
+
+# Instruction families a case can list in `needs`. Each is an opcode prefix (or, for
+# "multicast::cluster", a qualifier anywhere in the opcode); ".reqnctapercluster" stands for the
+# cluster shape a module fixes with __cluster_dims__, which a plain launch must honour.
+NEEDS = (
+    ".reqnctapercluster", "barrier.cluster", "mapa", "elect.sync", "griddepcontrol", "setmaxnreg",
+    "ldmatrix", "stmatrix", "mbarrier", "fence.mbarrier_init", "fence.proxy.async",
+    "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor",
+    "cp.async.bulk.prefetch.tensor", "multicast::cluster", "prefetch.tensormap", "cvta.param",
+    "tensormap.replace", "tensormap.cp_fenceproxy", "fence.proxy.tensormap", "wgmma",
+)
+
+# CUtensorMapDataType names (CU_TENSOR_MAP_DATA_TYPE_ without the prefix, lower case) and the
+# NumPy dtype holding the elements' bits (bfloat16 as uint16; the TMA unit copies bits unchanged).
+TMA_DTYPES = {
+    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "int32": np.int32,
+    "uint64": np.uint64, "int64": np.int64, "float16": np.float16, "float32": np.float32,
+    "float64": np.float64, "bfloat16": np.uint16, "float32_ftz": np.float32,
+    "tfloat32": np.float32, "tfloat32_ftz": np.float32,
+}
+SWIZZLE_BYTES = {"none": 0, "32B": 32, "64B": 64, "128B": 128}
+
+
+@dataclass(frozen=True)
+class TensorMapArg:
+    """A CUtensorMap kernel argument, by the parameters of cuTensorMapEncodeTiled/Im2col.
+
+    `shape` is the logical shape of the global tensor, outermost first (NumPy order), and
+    `byte_strides` its NumPy strides (default: C-contiguous); the driver-order `dims`
+    (globalDim) and `strides` (globalStrides) are derived from them. Every per-dimension tuple of
+    the encode call (`box`, `element_strides`, `pixel_box_lower/upper`) is innermost first, as
+    the driver API takes it. `swizzle` in {"none", "32B", "64B", "128B"}, `interleave` in
+    {"none", "16B", "32B"}, `l2_promotion` in {"none", "64B", "128B", "256B"}, `oob_fill` in
+    {"zero", "nan"} (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE / _NAN_REQUEST_ZERO_FMA)."""
+
+    array_index: int                 # the argument array holding the global tensor
+    dtype: str                       # a TMA_DTYPES key
+    shape: tuple[int, ...]
+    box: tuple[int, ...] = ()        # boxDim (tiled mode)
+    element_strides: tuple[int, ...] = ()   # traversal strides; () means all ones
+    swizzle: str = "none"
+    interleave: str = "none"
+    l2_promotion: str = "none"
+    oob_fill: str = "zero"
+    byte_strides: tuple[int, ...] | None = None
+    mode: str = "tiled"              # "tiled" | "im2col"
+    pixel_box_lower: tuple[int, ...] = ()   # im2col: pixelBoxLowerCorner, W first
+    pixel_box_upper: tuple[int, ...] = ()   # im2col: pixelBoxUpperCorner, W first
+    channels_per_pixel: int = 0
+    pixels_per_column: int = 0
+    by_pointer: bool = False         # the kernel takes `const CUtensorMap*` (a global buffer)
+
+    def __post_init__(self):
+        def bad(why):
+            raise ValueError(f"TensorMapArg({self.dtype}, {self.shape}): {why}")
+        if self.dtype not in TMA_DTYPES:
+            bad(f"unknown data type {self.dtype!r}")
+        if self.swizzle not in SWIZZLE_BYTES or self.interleave not in ("none", "16B", "32B") \
+                or self.l2_promotion not in ("none", "64B", "128B", "256B") \
+                or self.oob_fill not in ("zero", "nan") or self.mode not in ("tiled", "im2col"):
+            bad("swizzle / interleave / l2_promotion / oob_fill / mode out of range")
+        if not 1 <= self.rank <= 5 or (self.mode == "im2col" and self.rank < 3):
+            bad(f"rank {self.rank}")
+        if self.byte_strides is not None and len(self.byte_strides) != self.rank:
+            bad("byte_strides must give one stride per dimension")
+        if any(s % 16 for s in self.strides):
+            bad(f"globalStrides {self.strides} must be multiples of 16 bytes")
+        if len(self.element_strides) not in (0, self.rank) or any(not 1 <= e <= 8 for e in self.element_strides):
+            bad("element_strides: one per dimension, each in 1..8")
+        if self.mode == "tiled":
+            if len(self.box) != self.rank or any(not 1 <= b <= 256 for b in self.box):
+                bad("box: one extent per dimension, each in 1..256")
+            inner = self.box[0] * self.itemsize
+            if inner % 16:
+                bad(f"the box's inner extent ({inner} bytes) must be a multiple of 16 bytes")
+        else:
+            if len(self.pixel_box_lower) != self.rank - 2 or len(self.pixel_box_upper) != self.rank - 2:
+                bad("pixel_box_lower/upper: one offset per spatial dimension")
+            if not 1 <= self.channels_per_pixel <= 256 or not 1 <= self.pixels_per_column <= 1024:
+                bad("channels_per_pixel / pixels_per_column out of range")
+            inner = self.channels_per_pixel * self.itemsize
+        if self.swizzle != "none" and inner > SWIZZLE_BYTES[self.swizzle]:
+            bad(f"inner box extent {inner} bytes exceeds the {self.swizzle} swizzle span")
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return np.dtype(TMA_DTYPES[self.dtype]).itemsize
+
+    @property
+    def numpy_strides(self) -> tuple[int, ...]:
+        if self.byte_strides is not None:
+            return tuple(self.byte_strides)
+        out, step = [], self.itemsize
+        for extent in reversed(self.shape):
+            out.append(step)
+            step *= extent
+        return tuple(reversed(out))
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """globalDim, innermost first."""
+        return tuple(reversed(self.shape))
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """globalStrides in bytes, innermost first, for dimensions 1..rank-1."""
+        return tuple(reversed(self.numpy_strides))[1:]
+
+    @property
+    def transfer_bytes(self) -> int:
+        """Bytes one load of this map writes to shared memory (what the kernel's expect_tx holds)."""
+        if self.mode == "im2col":
+            return self.channels_per_pixel * self.pixels_per_column * self.itemsize
+        es = self.element_strides or (1,) * self.rank
+        return int(np.prod([-(-b // e) for b, e in zip(self.box, es)])) * self.itemsize
+
+    def view(self, args: list) -> np.ndarray:
+        """The global tensor as a NumPy view of argument `array_index` (shares its memory)."""
+        base = args[self.array_index]
+        flat = base.reshape(-1).view(TMA_DTYPES[self.dtype])
+        span = sum((n - 1) * s for n, s in zip(self.shape, self.numpy_strides)) + self.itemsize
+        if span > flat.nbytes:
+            raise ValueError(f"tensor {self.shape} with strides {self.numpy_strides} overruns argument "
+                             f"{self.array_index} ({flat.nbytes} bytes)")
+        return np.lib.stride_tricks.as_strided(flat, shape=self.shape, strides=self.numpy_strides)
 
 
 def _dim3(v) -> tuple[int, int, int]:
