@@ -414,3 +414,17 @@ def test_inventory_is_current():
     result = subprocess.run([sys.executable, str(KDIR / "inventory.py")], capture_output=True, text=True, check=True)
     assert result.stdout == (KDIR / "ptx" / "INVENTORY.txt").read_text()
     assert inventory.opcodes("@%p1 bra $L1;\n\t{add.f16 %rs1,%rs2,%rs3;\n}\n\tparam0,\n") == {"bra": 1, "add.f16": 1}
+
+
+def test_gemm_ws_size_is_a_parameter():
+    args = cases_sm90.gemm_ws_args(256, 128, 192)
+    (gx, gy, _), block = cases_sm90.gemm_ws_launch(256, 128)
+    assert (gx, gy) == (1, 2) and block == (384, 1, 1)
+    assert args[2].size == 256 * 192 and args[3].size == 128 * 192 and args[4].size == 256 * 128
+    assert args[0].dims == (192, 256) and args[1].dims == (192, 128)
+    (d,) = cases_sm90.gemm_ws_reference(args)
+    a = args[2].reshape(256, 192).astype(np.float64)
+    bt = args[3].reshape(128, 192).astype(np.float64)
+    assert np.array_equal(d.reshape(256, 128), (a @ bt.T).astype(np.float32))
+    with pytest.raises(ValueError):
+        cases_sm90.gemm_ws_args(100, 128, 64)
