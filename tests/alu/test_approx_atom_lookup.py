@@ -98,7 +98,10 @@ def test_atom_float_add():
 
 INVENTORY = Path(__file__).parents[1] / "kernels" / "ptx" / "INVENTORY.txt"
 NOT_ALU = {"ld", "st", "atom", "red", "bra", "ret", "mov", "cvta", "wmma", "bar", "fence", "call", "shfl",
-           "vote", "createpolicy", "barrier", "mapa", "activemask"}
+           "vote", "createpolicy", "barrier", "mapa", "activemask",
+           # warp, memory, synchronisation and tensor-core instructions of the Hopper kernels
+           "redux", "elect", "griddepcontrol", "setmaxnreg", "ldmatrix", "stmatrix", "mbarrier", "cp",
+           "prefetch", "tensormap", "wgmma"}
 
 
 def test_every_inventory_alu_opcode_resolves():

@@ -40,13 +40,14 @@ __device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity
 
 // elect.sync over the full warp: true in exactly one lane [#parallel-synchronization-and-
 // communication-instructions-elect-sync]. The ISA only promises that the choice is
-// deterministic for a given member mask, not which lane wins.
+// deterministic for a given member mask, not which lane wins. The leader's lane id goes to a
+// scratch register, as in CUTLASS's elect_one_sync.
 __device__ __forceinline__ bool elect_one()
 {
   uint32_t pred = 0;
   asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "elect.sync _|p, 0xffffffff;\n\t"
+      "{\n\t.reg .b32 leader;\n\t.reg .pred p;\n\t"
+      "elect.sync leader|p, 0xffffffff;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(pred));
   return pred != 0;
