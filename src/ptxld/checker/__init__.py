@@ -17,6 +17,7 @@ from .names import check_guard, check_mnemonic, check_names_together
 from .operands import _STORE_LIKE, check_store_address_width
 from .records import check_instruction, has_record_rules
 from .registry import RULES, Rule, all_rules
+from ..spec.decode import decode
 from ..spec.opcodes import MNEMONICS
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
@@ -77,15 +78,42 @@ def capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
     return kept
 
 
+# what the checker runs on an instruction, by its opcode string (worked out once per opcode)
+_UNKNOWN, _PLAIN, _LD, _STORE, _RECORD, _WMMA_LOAD = range(6)
+_KIND_OF: dict[str, int] = {}
+
+
+def _kind(opcode: str) -> int:
+    k = _KIND_OF.get(opcode)
+    if k is None:
+        d = decode(opcode)
+        mn = d.mnemonic
+        if mn not in MNEMONICS:
+            k = _UNKNOWN
+        elif mn == "ld":
+            k = _LD
+        elif mn in _STORE_LIKE:
+            k = _STORE
+        elif d.name == "wmma.load":
+            k = _WMMA_LOAD
+        elif has_record_rules(d):
+            k = _RECORD
+        else:
+            k = _PLAIN
+        if len(_KIND_OF) >= 8192:  # garbage input can spell endless opcodes
+            _KIND_OF.clear()
+        _KIND_OF[opcode] = k
+    return k
+
+
 def _run(c: Checker) -> None:
     check_header(c)
     # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
     for ins in c.module.instructions:
-        op = ins.opcode
-        mn = op.partition(".")[0]
-        if mn not in MNEMONICS:
-            check_mnemonic(c, ins, mn)
+        kind = _kind(ins.opcode)
+        if kind == _UNKNOWN:
+            check_mnemonic(c, ins, ins.opcode.partition(".")[0])
             continue
         scope = ins.scope or ins.module.scope
         group = together.get(scope)
@@ -95,15 +123,17 @@ def _run(c: Checker) -> None:
         group.append(ins)
         if ins.guard is not None:
             check_guard(c, ins)
-        if mn == "ld":
+        if kind == _PLAIN:
+            continue
+        if kind == _LD:
             m = ins.load
             if isinstance(m, LoadModel):
                 check_ld(c, ins, m)
-        elif mn in _STORE_LIKE:
+        elif kind == _STORE:
             check_store_address_width(c, ins)
-        elif has_record_rules(ins.decoded):
+        elif kind == _RECORD:
             check_instruction(c, ins)
-        if mn == "wmma" and op.startswith("wmma.load"):
+        elif kind == _WMMA_LOAD:
             m = ins.load
             if isinstance(m, WmmaLoadModel):
                 from .wmma import check_wmma_load  # spec/wmma.py only where wmma is used

@@ -10,7 +10,8 @@ from .registry import RULES
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "clean_ld")
+                 "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "clean_ld",
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans")
 
     def __init__(self, module, strict: bool):
         self.module = module
@@ -29,6 +30,12 @@ class Checker:
         self.first: dict = {}  # scope -> offset of its first instruction
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
         self.clean_ld: set = set()  # ld opcodes whose qualifier rules and gates found nothing
+        # opcodes whose record rules found nothing, and (opcode, operand signature) pairs whose
+        # operands passed: real code repeats both thousands of times
+        self.clean_opcodes: set = set()
+        self.clean_operands: set = set()
+        self.fast_plans: dict = {}    # opcode (clean) -> its operand plan (records.py)
+        self.name_classes: dict = {}  # scope -> {operand piece: what an operand signature records}
 
     # ---------------------------------------------------------------- reporting
     def emit(self, code: str, start: int, end: int, message: str, *, label: str = "",
@@ -49,6 +56,15 @@ class Checker:
         return d
 
     # ---------------------------------------------------------------- names and types
+    def lookup_in(self, scope, name: str):
+        """The declaration `name` resolves to in `scope` (memoised like `lookup`)."""
+        key = (scope, name)
+        cache = self._lookups
+        if key in cache:
+            return cache[key]
+        v = cache[key] = scope.lookup(name)
+        return v
+
     def lookup(self, ins, name: str):
         """The declaration `name` resolves to from `ins` (memoised per scope: registers repeat)."""
         scope = ins.scope or ins.module.scope

@@ -6,6 +6,8 @@ has a record. One rule set for the whole ISA: adding an instruction is adding it
 """
 from __future__ import annotations
 
+import re
+
 from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Variable, Vector
 from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
@@ -78,8 +80,121 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
 
 
 def check_instruction(c: Checker, ins) -> None:
-    """Every PTX08xx rule on one instruction with a record (loads excepted)."""
+    """Every PTX08xx rule on one instruction with a record (loads excepted). The rules that read
+    only the opcode run once per opcode that passes them; plain operand lists are checked
+    against a plan of the opcode (the fast path below), others once per operand signature (the
+    kinds and declared types of the operands) that passes."""
+    plan = c.fast_plans.get(ins.opcode)
+    if plan is not None and _plain_operands_fit(c, ins, plan):
+        return
     d = ins.decoded
+    opcode = d.opcode
+    if opcode not in c.clean_opcodes:
+        before = len(c.diags)
+        if not _opcode_rules(c, ins, d):
+            return
+        if len(c.diags) == before:
+            c.clean_opcodes.add(opcode)
+            plan = _plan(d, matching_forms(d))
+            if plan is not None:
+                c.fast_plans[opcode] = plan
+                if _plain_operands_fit(c, ins, plan):
+                    return
+    forms = matching_forms(d)
+    if not forms:
+        return
+    sig = _signature(c, ins)
+    if sig is not None and (opcode, sig) in c.clean_operands:
+        return
+    ins.operands  # noqa: B018 - parsed now: a syntax error there is reported as such, not here
+    if ins.operand_error is not None:
+        return
+    before = len(c.diags)
+    _operands(c, ins, d, forms)
+    if sig is not None and len(c.diags) == before:
+        c.clean_operands.add((opcode, sig))
+
+
+# ---------------------------------------------------------------- the fast path
+# Most instructions are a list of plain registers and immediates whose rules one form decides:
+# for such an opcode a plan says, per position, what may stand there (which register types,
+# whether an immediate, a predicate, a negated predicate, a special register). An operand list
+# that fits the plan passes; anything else takes the full path, which reports precisely.
+
+_PLANS: dict = {}
+_NO_PLAN = object()
+_NOT_LOOKED_UP = object()
+
+
+def _plan(d, forms):
+    got = _PLANS.get(d.opcode)
+    if got is None:
+        got = _make_plan(d, forms)
+        if len(_PLANS) >= 8192:
+            _PLANS.clear()
+        _PLANS[d.opcode] = got
+    return None if got is _NO_PLAN else got
+
+
+def _make_plan(d, forms):
+    if len(forms) != 1 or forms[0].gate is not None:
+        return _NO_PLAN
+    form = forms[0]
+    roles = d.spec.operand_roles(form)
+    if any(optional for _, _, optional in roles):
+        return _NO_PLAN
+    plan = []
+    for _, role, _ in roles:
+        if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
+            return _NO_PLAN
+        types = _role_types(role, d)
+        regs = frozenset(t for t in TYPES if types is None or any(compatible(x, t) for x in types))
+        plan.append((regs, "imm" in role.kinds, bool(role.kinds & {"pred", "npred"}),
+                     "npred" in role.kinds, "sreg" in role.kinds and not role.write,
+                     types is None or any(TYPES[t].kind == "f" for t in types if t in TYPES)))
+    return tuple(plan)
+
+
+def _plain_operands_fit(c: Checker, ins, plan) -> bool:
+    pieces = ins.operand_text.split(",")
+    if len(pieces) != len(plan):
+        return False
+    scope = ins.scope or ins.module.scope
+    memo = c._lookups
+    for piece, (regs, imm, pred, npred, sreg, float_ok) in zip(pieces, plan):
+        p = piece.strip()
+        if not p:
+            return False
+        first = p[0]
+        if first == "!":
+            if not npred:
+                return False
+            p = p[1:].strip()
+            first = p[:1]
+        if first == "%":
+            if "." in p:
+                return False                     # a special register's field, or a vector element
+            var = memo.get((scope, p), _NOT_LOOKED_UP)
+            if var is _NOT_LOOKED_UP:
+                var = c.lookup_in(scope, p)
+            if var is None or var.space != ".reg" or var.vector:
+                return False
+            if var.type == ".pred":
+                if not pred:
+                    return False
+            elif var.type not in regs:
+                return False
+        elif first.isdigit() or first == "-":
+            if not imm or (not float_ok and ("." in p or p[:2] in ("0f", "0F", "0d", "0D"))):
+                return False
+        else:
+            return False
+    return True
+
+
+def _opcode_rules(c: Checker, ins, d) -> bool:
+    """Modifiers, form and gates of the opcode; False when no form can match (operands are
+    then not checked)."""
     spec = d.spec
     base = ins.opcode_start
     for text, s, e in d.others:
@@ -91,11 +206,11 @@ def check_instruction(c: Checker, ins) -> None:
                label="second value", secondary=[(base + first[1], base + first[2], "first here")],
                help="keep one of them")
     if d.others or d.repeated:
-        return
+        return False
     if spec.gate is not None:
         _gate(c, ins, spec.gate, base, base + len(d.name), f"`{spec.name}`")
     if not spec.forms:
-        return
+        return False
     forms = matching_forms(d)
     if not forms:
         m = nearest(d)
@@ -104,14 +219,18 @@ def check_instruction(c: Checker, ins) -> None:
         c.emit("PTX0803", base, base + len(ins.opcode),
                f"`{ins.opcode}` is no form of `{spec.name}`: " + "; ".join(parts),
                label="no such form", help=f"the nearest form is `{spelled(spec, m.form)}`")
-        return
+        return False
     for value_text, s, e, _ in d.modifiers:
         g = spec.gates.get(value_text)
         if g is not None:
             _gate(c, ins, g, base + s, base + e, f"`{value_text}` on `{spec.name}`")
-    ins.operands  # noqa: B018 - parsed now: a syntax error there is reported as such, not here
-    if ins.operand_error is not None:
-        return
+    return True
+
+
+def _operands(c: Checker, ins, d, forms) -> None:
+    """The operands against the first form they fit; that form's gate."""
+    spec = d.spec
+    base = ins.opcode_start
     errors = None
     for form in forms:
         found = _operand_problems(c, ins, spec, form)
@@ -122,6 +241,59 @@ def check_instruction(c: Checker, ins) -> None:
         errors = errors or found
     for code, start, end, message, label in errors:
         c.emit(code, start, end, message, label=label)
+
+
+# the tokens of an operand list, for its signature: names (with a component), numbers, and
+# everything else one character at a time
+_TOKEN = re.compile(r"(%?[A-Za-z_$][\w$]*(?:\.[A-Za-z]+)?)|(0[fFdD][0-9a-fA-F]+|[-+]?(?:0[xXbB][0-9a-fA-F]+|"
+                    r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uU]?)|(\S)")
+
+
+def _signature(c: Checker, ins) -> tuple | None:
+    """What the operand rules read of an operand list: per comma-separated piece, the
+    declaration class of each name in it (register type, variable space, special register and
+    component, label or function), `#` for a number, punctuation as written; memoised per scope
+    and piece. None when a piece is out of the tokenizer's reach (then the operands are checked
+    in full)."""
+    scope = ins.scope or ins.module.scope
+    memo = c.name_classes.get(scope)
+    if memo is None:
+        memo = c.name_classes[scope] = {}
+    out = []
+    for piece in ins.operand_text.split(","):
+        cls = memo.get(piece)
+        if cls is None:
+            cls = memo[piece] = _piece_class(c, ins, piece)
+        if cls is False:
+            return None
+        out.append(cls)
+    return tuple(out)
+
+
+def _piece_class(c: Checker, ins, piece: str):
+    out = []
+    for name, number, other in _TOKEN.findall(piece):
+        if name:
+            out.append(_name_class(c, ins, name))
+        elif number:
+            out.append("#f" if number[:2] in ("0f", "0F", "0d", "0D") or "." in number or (
+                "e" in number.lower() and not number.lower().startswith("0x")) else "#")
+        elif other in "[]{}()!|+-_;":
+            out.append(other)
+        else:
+            return False
+    return tuple(out)
+
+
+def _name_class(c: Checker, ins, name: str):
+    var = c.lookup(ins, name.split(".")[0] if "." in name else name)
+    if isinstance(var, Variable):
+        return (var.space, var.type, var.vector, "." in name)
+    if special_register(name.split(".")[0]) is not None:
+        return name
+    if name in c.labels_of(ins.function):
+        return "?label"
+    return "?func" if name in c.module.functions else "?name"
 
 
 def _gate(c: Checker, ins, gate: Gate, start: int, end: int, what: str) -> None:

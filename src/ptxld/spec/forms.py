@@ -6,20 +6,17 @@ does not name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .decode import Decoded
 from .isa import Form, InstructionSpec
 
 
-@dataclass(frozen=True)
 class Mismatch:
-    """How a decoded opcode differs from one form: slots missing, written but not in the form,
-    or written with a value the form does not allow."""
-    form: Form
-    missing: tuple[str, ...]                 # group names
-    extra: tuple[tuple[str, str], ...]       # (group, value written)
-    wrong: tuple[tuple[str, str], ...]       # (group, value written)
+    """How a decoded opcode differs from one form: slots missing (group names), written but not
+    in the form, or written with a value the form does not allow ((group, value) pairs)."""
+    __slots__ = ("form", "missing", "extra", "wrong")
+
+    def __init__(self, form: Form, missing: tuple, extra: tuple, wrong: tuple):
+        self.form, self.missing, self.extra, self.wrong = form, missing, extra, wrong
 
     @property
     def distance(self) -> int:

@@ -23,21 +23,25 @@ against forms and their gates; the differential test generator builds its cases 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-
 from .gates import Gate
 
 
-@dataclass(frozen=True)
+# The classes below are plain slotted classes, not dataclasses: every `ptxld check` reads them,
+# and a dataclass costs start-up time.
+
 class Group:
     """One qualifier slot: its name, the values it may take (with their leading dot), and an
-    optional sentence per value for `ptxld explain`."""
-    name: str
-    values: tuple[str, ...]
-    describe: dict = field(default_factory=dict, compare=False, hash=False)
-    # ptxas takes the same value written twice in some groups (`add.sat.s32.sat`, `.sync.sync`)
-    # and refuses it in others (`.ftz.ftz`: "Duplicate .ftz modifier")
-    repeatable: bool = False
+    optional sentence per value for `ptxld explain`. `repeatable`: ptxas takes the same value
+    written twice in some groups (`add.sat.s32.sat`, `.sync.sync`) and refuses it in others
+    (`.ftz.ftz`: "Duplicate .ftz modifier")."""
+    __slots__ = ("name", "values", "describe", "repeatable")
+
+    def __init__(self, name: str, values: tuple[str, ...], describe: dict | None = None, *,
+                 repeatable: bool = False):
+        self.name, self.values, self.describe, self.repeatable = name, tuple(values), describe or {}, repeatable
+
+    def __repr__(self) -> str:
+        return f"Group({self.name!r}, {self.values!r})"
 
 
 #: operand kinds: a register, an immediate, a predicate register (`!p` allowed where `npred`),
@@ -48,7 +52,6 @@ KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func"
 _OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?::(?P<type>[.\w|]+))?(?:\*(?P<count>\w+))?$")
 
 
-@dataclass(frozen=True)
 class OperandSpec:
     """What one operand may be: `kinds[:type][*count]`.
 
@@ -56,10 +59,14 @@ class OperandSpec:
     (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
     width class `b32` (any type of 32 bits); `count` is the number of vector elements, a number or
     a slot name (`vec`: the `.v2/.v4` written). `write` marks a destination."""
-    kinds: frozenset
-    type: str | None = None
-    count: str | None = None
-    write: bool = False
+    __slots__ = ("kinds", "type", "count", "write")
+
+    def __init__(self, kinds: frozenset, type: str | None = None, count: str | None = None,
+                 write: bool = False):
+        self.kinds, self.type, self.count, self.write = kinds, type, count, write
+
+    def __repr__(self) -> str:
+        return f"OperandSpec({sorted(self.kinds)}, {self.type!r}, {self.count!r}, write={self.write})"
 
     @classmethod
     def parse(cls, text: str, *, write: bool = False) -> "OperandSpec":
@@ -73,48 +80,52 @@ class OperandSpec:
         return cls(kinds, m["type"], m["count"], write)
 
 
-@dataclass(frozen=True)
 class Form:
     """One syntax line of the ISA: a template of slots, its operand list, its gate.
 
     `where` restricts a group named in the template to some of its values for this form
     (`where={"type": (".u16", ".u32")}`). `operands` lists role names, `{}` around trailing
     optional ones: `"d, a, b{, c}"`."""
-    template: str
-    operands: str = ""
-    gate: Gate | None = None
-    where: dict = field(default_factory=dict, compare=False, hash=False)
-    note: str = ""
+    __slots__ = ("template", "operands", "gate", "where", "note")
+
+    def __init__(self, template: str, operands: str = "", gate: Gate | None = None,
+                 where: dict | None = None, note: str = ""):
+        self.template, self.operands, self.gate, self.where, self.note = (
+            template, operands, gate, where or {}, note)
+
+    def __repr__(self) -> str:
+        return f"Form({self.template!r}, {self.operands!r})"
 
 
-@dataclass(frozen=True)
 class Slot:
     """One slot requirement of a form: the group, the values allowed, whether it is required."""
-    group: str
-    values: frozenset
-    required: bool
+    __slots__ = ("group", "values", "required")
+
+    def __init__(self, group: str, values: frozenset, required: bool):
+        self.group, self.values, self.required = group, values, required
 
 
-@dataclass(frozen=True)
 class InstructionSpec:
-    name: str                      # dotted name as the ISA titles it: "ld", "wmma.load"
-    section: str                   # "PTX ISA 9.7.9.8 (ld)"
-    groups: tuple[Group, ...]      # canonical order
-    forms: tuple[Form, ...] = ()
-    operands: dict = field(default_factory=dict, compare=False, hash=False)   # role -> spec text
-    gates: dict = field(default_factory=dict, compare=False, hash=False)      # value -> Gate
-    gate: Gate | None = None       # of the instruction itself
-    # value -> the groups it may fill, in canonical order (derived)
-    slots_of: dict = field(init=False, compare=False, hash=False, repr=False)
-    repeatable: frozenset = field(init=False, compare=False, hash=False, repr=False)
+    """One instruction: `name` as the ISA titles it (`ld`, `wmma.load`), its `section`, its
+    `groups` in canonical order, its `forms`, `operands` (role -> spec text), `gates` (value ->
+    Gate) and the `gate` of the instruction itself. `slots_of` (value -> the groups it may fill,
+    in canonical order) and `repeatable` are derived."""
+    __slots__ = ("name", "section", "groups", "forms", "operands", "gates", "gate", "slots_of",
+                 "repeatable")
 
-    def __post_init__(self):
+    def __init__(self, name: str, section: str, groups: tuple[Group, ...], forms: tuple[Form, ...] = (),
+                 operands: dict | None = None, gates: dict | None = None, gate: Gate | None = None):
+        self.name, self.section, self.groups, self.forms = name, section, tuple(groups), tuple(forms)
+        self.operands, self.gates, self.gate = operands or {}, gates or {}, gate
         slots: dict[str, tuple[str, ...]] = {}
         for g in self.groups:
             for v in g.values:
                 slots[v] = slots.get(v, ()) + (g.name,)
-        object.__setattr__(self, "slots_of", slots)
-        object.__setattr__(self, "repeatable", frozenset(g.name for g in self.groups if g.repeatable))
+        self.slots_of = slots
+        self.repeatable = frozenset(g.name for g in self.groups if g.repeatable)
+
+    def __repr__(self) -> str:
+        return f"InstructionSpec({self.name!r})"
 
     def group(self, name: str) -> Group:
         for g in self.groups:

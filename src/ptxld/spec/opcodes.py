@@ -8,7 +8,6 @@ mnemonic is not listed is rejected by ptxas: "Not a name of any known instructio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 MNEMONICS: frozenset[str] = frozenset("""
 abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind bmsk bra brev brkpt
@@ -30,16 +29,18 @@ LOAD_MNEMONICS = frozenset({"ld", "wmma"})
 def is_known(mnemonic: str) -> bool:
     return mnemonic in MNEMONICS
 
-@dataclass(frozen=True)
 class SpecialRegister:
     """A predefined, read-only register (PTX ISA chapter 10): its type, the components it has
     (`%tid.x`, also written `.r .g .b .a`; ptxas accepts `.w` too; "" for a scalar) and the gate of
     its introduction where it is newer than PTX 1.0."""
-    name: str
-    type: str
-    components: str = ""
-    min_ptx: tuple[int, int] = (1, 0)
-    min_sm: int | None = None
+    __slots__ = ("name", "type", "components", "min_ptx", "min_sm")
+
+    def __init__(self, name: str, type: str, components: str = "", min_ptx: tuple[int, int] = (1, 0),
+                 min_sm: int | None = None):
+        self.name, self.type, self.components, self.min_ptx, self.min_sm = name, type, components, min_ptx, min_sm
+
+    def __repr__(self) -> str:
+        return f"SpecialRegister({self.name!r}, {self.type!r}, {self.components!r})"
 
 
 # The gates below are the PTX ISA's; the whole-ISA differential tests against ptxas check them.

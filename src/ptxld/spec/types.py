@@ -6,10 +6,8 @@ storage of registers, ALU lanes), explain and SASS lowering.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
 class PtxType:
     """One PTX type.
 
@@ -20,13 +18,17 @@ class PtxType:
     IEEE formats f16/f32/f64, and a class of its own for every other format (``bf``, ``tf``,
     ``e4m3``, …) and every packed type (``f16x2``, …).
     """
-    name: str
-    bits: int
-    kind: str
-    cls: str
-    lane: str = ""
-    lanes: int = 1
-    register: bool = False     # may be declared as a `.reg` (PTX ISA 5.2.1 and ptxas 13.0)
+    # a plain class, not a dataclass: the checker's start-up reads this table
+    __slots__ = ("name", "bits", "kind", "cls", "lane", "lanes", "register")
+
+    def __init__(self, name: str, bits: int, kind: str, cls: str, lane: str = "", lanes: int = 1, *,
+                 register: bool = False):
+        # register: may be declared as a `.reg` (PTX ISA 5.2.1 and ptxas 13.0)
+        self.name, self.bits, self.kind, self.cls = name, bits, kind, cls
+        self.lane, self.lanes, self.register = lane, lanes, register
+
+    def __repr__(self) -> str:
+        return f"PtxType({self.name!r}, {self.bits}, {self.kind!r})"
 
     @property
     def storage(self) -> str:
