@@ -33,7 +33,7 @@ def control_madeup():
 
 
 def registers_symbolic(text: str) -> str:
-    """Instruction text with register numbers and operand-reuse flags taken out."""
+    """LdgInstruction text with register numbers and operand-reuse flags taken out."""
     return re.sub(r"\bR\d+\b", "R", text.replace(".reuse", ""))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from ptxld.sass import Instruction, assemble, decode, disassemble, encode
+from ptxld.sass import LdgInstruction, assemble, decode, disassemble, encode
 from ptxld.sass.encoding import imm_range
 from ptxld.spec import ldg as spec
 
@@ -18,7 +18,7 @@ def instructions(draw):
     form = draw(st.sampled_from(spec.FORMS))
     ra = draw(st.integers(0, 255))
     lo, hi = imm_range(form, ra == spec.RZ)
-    return Instruction(
+    return LdgInstruction(
         form=form.name, rd=draw(st.integers(0, 255)), ra=ra, imm=draw(st.integers(lo, hi)),
         size=draw(st.sampled_from(spec.SIZES)),
         cop=draw(st.sampled_from(spec.COPS + tuple(spec.COP_ALIASES))),
@@ -27,7 +27,7 @@ def instructions(draw):
         p=draw(st.integers(0, 7)) if form.name == "ld" else None)
 
 
-def canonical(insn: Instruction) -> Instruction:
+def canonical(insn: LdgInstruction) -> LdgInstruction:
     return insn.with_(cop=spec.COP_ALIASES.get(insn.cop, insn.cop))
 
 

@@ -2,7 +2,7 @@
 and lowering from PTX."""
 from __future__ import annotations
 
-from ptxld.sass.encoding import Instruction, decode, encode
+from ptxld.sass.encoding import LdgInstruction, decode, encode
 from ptxld.sass.errors import SassError
 from ptxld.sass.lowering import lower as _lower
 from ptxld.sass.syntax import format_instruction, parse_instruction
@@ -26,5 +26,5 @@ def lower(instruction, *, arch: str = "sm_50", **options) -> list[str]:
     return _lower(instruction, arch=arch, **options)
 
 
-__all__ = ["assemble", "disassemble", "lower", "Instruction", "SassError", "decode", "encode",
+__all__ = ["assemble", "disassemble", "lower", "LdgInstruction", "SassError", "decode", "encode",
            "parse_instruction", "format_instruction"]

@@ -10,7 +10,7 @@ MASK64 = 2**64 - 1
 
 
 @dataclass(frozen=True)
-class Instruction:
+class LdgInstruction:
     """One decoded load; the fields are logical values (Ps not inverted, imm sign-applied)."""
 
     form: str = "ldg"              # "ldg", "ldg_sparse" or "ld"
@@ -33,7 +33,7 @@ class Instruction:
     def mnemonic(self) -> str:
         return self.spec_form.mnemonic
 
-    def with_(self, **changes) -> "Instruction":
+    def with_(self, **changes) -> "LdgInstruction":
         return replace(self, **changes)
 
 
@@ -65,7 +65,7 @@ def find_form(word: int, arch: str) -> spec.Form:
     raise SassError(f"word {word:#018x} is not an LDG or LD instruction")
 
 
-def decode(word: int, *, arch: str = "sm_50") -> Instruction:
+def decode(word: int, *, arch: str = "sm_50") -> LdgInstruction:
     if not 0 <= word <= MASK64:
         raise SassError(f"word {word:#x} does not fit in 64 bits")
     form = find_form(word, arch)
@@ -73,7 +73,7 @@ def decode(word: int, *, arch: str = "sm_50") -> Instruction:
     imm = raw["imm"]
     if raw["ra"] != spec.RZ and imm >> (form.imm_bits - 1):
         imm -= 1 << form.imm_bits
-    return Instruction(
+    return LdgInstruction(
         form=form.name, rd=raw["rd"], ra=raw["ra"], imm=imm,
         size=spec.SIZES[raw["size"]], cop=spec.COPS[raw["cop"]], e=bool(raw["e"]),
         pred=raw["pred"], pred_neg=bool(raw["pred_neg"]),
@@ -81,7 +81,7 @@ def decode(word: int, *, arch: str = "sm_50") -> Instruction:
     )
 
 
-def encode(insn: Instruction, *, arch: str = "sm_50") -> int:
+def encode(insn: LdgInstruction, *, arch: str = "sm_50") -> int:
     check_arch(arch)
     form = FORM_BY_NAME[insn.form]
     if arch not in form.arches:

@@ -19,7 +19,7 @@ from typing import Iterable
 import numpy as np
 
 from ptxld.spec import ldg as spec
-from ptxld.sass.encoding import Instruction, decode
+from ptxld.sass.encoding import LdgInstruction, decode
 from ptxld.sass.errors import SassError
 from ptxld.sass.syntax import format_instruction, parse_instruction
 
@@ -28,8 +28,8 @@ class SassExecutionError(SassError):
     """A load that cannot be carried out (address outside memory, register out of range)."""
 
 
-def _as_instruction(insn, arch: str) -> Instruction:
-    if isinstance(insn, Instruction):
+def _as_instruction(insn, arch: str) -> LdgInstruction:
+    if isinstance(insn, LdgInstruction):
         return insn
     if isinstance(insn, (int, np.integer)):
         return decode(int(insn), arch=arch)
@@ -39,7 +39,7 @@ def _as_instruction(insn, arch: str) -> Instruction:
 def execute(insn, regs: np.ndarray, preds: np.ndarray, memory: np.ndarray, *,
             arch: str = "sm_50", base_address: int = 0, active: np.ndarray | None = None,
             sparse_pages: Iterable[int] = (), page_size: int = 65536) -> None:
-    """Execute ``insn`` (an Instruction, its text or its 64-bit word) in place.
+    """Execute ``insn`` (an LdgInstruction, its text or its 64-bit word) in place.
 
     ``memory`` is a ``uint8`` array holding addresses ``base_address ...``."""
     insn = _as_instruction(insn, arch)

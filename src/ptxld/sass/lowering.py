@@ -29,8 +29,7 @@ from ptxld.checker.gates import ld_features
 from ptxld.checker.snippet import SnippetError, check_loads
 from ptxld.ptx.loads import LoadModel
 from ptxld.ptx.nodes import Address, Instruction
-from ptxld.sass.encoding import Instruction as SassInstruction
-from ptxld.sass.encoding import check_arch, signed_hex
+from ptxld.sass.encoding import LdgInstruction, check_arch, signed_hex
 from ptxld.sass.errors import SassError
 from ptxld.sass.syntax import format_instruction
 from ptxld.spec.ld import GATES
@@ -183,12 +182,12 @@ def _lower_one(ld: PtxLoad, uniform: bool | None, address_size: int, dlcm: str |
         out += [f"MOV R{ADDR_LO}, c[0x4][0x0]"] + ([f"MOV R{ADDR_HI}, c[0x4][0x4]"] if wide else [])
     if ld.generic:
         out += _generic_address(ld.offset, wide)
-        insn = SassInstruction(form="ld", rd=DEST, ra=ADDR_LO, imm=0, size=size, cop=code, e=wide,
+        insn = LdgInstruction(form="ld", rd=DEST, ra=ADDR_LO, imm=0, size=size, cop=code, e=wide,
                                pred=guard_pred, pred_neg=guard_neg, p=0)
     else:
         ops, imm = _split_offset(ld.offset, wide)
         out += ops
-        insn = SassInstruction(form="ldg", rd=DEST, ra=ADDR_LO, imm=imm, size=size, cop=code,
+        insn = LdgInstruction(form="ldg", rd=DEST, ra=ADDR_LO, imm=imm, size=size, cop=code,
                                e=wide, pred=guard_pred, pred_neg=guard_neg)
     out.append(format_instruction(insn))
     out += _extract(ld)

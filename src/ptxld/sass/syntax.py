@@ -13,7 +13,7 @@ import re
 
 from ptxld.spec import ldg as spec
 from ptxld.sass import control
-from ptxld.sass.encoding import FORM_BY_NAME, Instruction, imm_range, signed_hex
+from ptxld.sass.encoding import FORM_BY_NAME, LdgInstruction, imm_range, signed_hex
 from ptxld.sass.errors import SassError
 
 _MODIFIER_GROUPS = {
@@ -29,7 +29,7 @@ _ADDR = re.compile(rf"^\[\s*(?:(R(?:Z|\d+))\s*)?(?:((?:\+|-)?\s*-?\s*(?:0x[0-9a-
 # ---------------------------------------------------------------------------------------------
 # printing
 
-def format_instruction(insn: Instruction, slot: control.Slot | None = None) -> str:
+def format_instruction(insn: LdgInstruction, slot: control.Slot | None = None) -> str:
     """The canonical text, as nvdisasm prints it (optionally followed by scheduling annotations)."""
     guard = ""
     if insn.pred != spec.PT or insn.pred_neg:
@@ -71,7 +71,7 @@ def _pred(p: int) -> str:
 # ---------------------------------------------------------------------------------------------
 # parsing
 
-def parse_instruction(text: str) -> tuple[Instruction, control.Slot | None]:
+def parse_instruction(text: str) -> tuple[LdgInstruction, control.Slot | None]:
     """Parse one LDG/LD line; returns the instruction and its scheduling slot (None if absent)."""
     src = text
     s = text.strip()
@@ -134,7 +134,7 @@ def parse_instruction(text: str) -> tuple[Instruction, control.Slot | None]:
                         f"{' with an optional Ps before them' if form != 'ld' else ''}")
     rd = _parse_reg(operands[0], src)
     ra, imm = _parse_address(operands[1], src, FORM_BY_NAME[form])
-    insn = Instruction(form=form, rd=rd, ra=ra, imm=imm, pred=pred, pred_neg=pred_neg,
+    insn = LdgInstruction(form=form, rd=rd, ra=ra, imm=imm, pred=pred, pred_neg=pred_neg,
                        ps=ps, p=p, **fields)
     return insn, slot
 
