@@ -25,6 +25,7 @@ import ptxld  # noqa: E402
 # prefetch as the ordering no-ops they are for a sequentially consistent emulator).
 EMULATED = {"barrier.cluster", "mapa", "cvta.param", "fence.proxy.async", "fence.mbarrier_init",
             "fence.proxy.tensormap", "prefetch.tensormap"}
+EMULATED |= {"ldmatrix", "stmatrix"}     # warp-level matrix instructions (sem_matrix.py)
 assert EMULATED <= set(NEEDS)
 
 

@@ -33,6 +33,8 @@ NOTES: dict[str, tuple[str, str]] = {
     "pmevent": (LIMITED, "performance-monitor events are counted nowhere: a no-op"),
     "nanosleep": (LIMITED, "no time passes: a no-op that lets other threads run"),
     "brkpt": (LIMITED, "a no-op (there is no debugger to stop in)"),
+    "mma.sp": (NOT_EXECUTED, "sparse mma (metadata-selected A) is not executed yet"),
+    "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
 }
 
 #: Texture and surface instructions: the only sm_80-generation instructions allowed to stay

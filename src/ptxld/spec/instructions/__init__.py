@@ -17,6 +17,12 @@ _HOME: dict[str, str] = {
     "add": "instructions.arith", "sub": "instructions.arith",
     "mov": "instructions.moves",
     "vote": "instructions.warp",
+    "ldmatrix": "instructions.matrix", "stmatrix": "instructions.matrix",
+    "movmatrix": "instructions.matrix", "mma": "instructions.matrix", "mma.sp": "instructions.matrix",
+    "mma.sp::ordered_metadata": "instructions.matrix",
+    "wgmma.fence": "instructions.matrix", "wgmma.commit_group": "instructions.matrix",
+    "wgmma.wait_group": "instructions.matrix", "wgmma.mma_async": "instructions.matrix",
+    "wgmma.mma_async.sp": "instructions.matrix",
 }
 
 _LOADED: dict[str, InstructionSpec] = {}

@@ -1,0 +1,249 @@
+"""Warp-level matrix instructions: ldmatrix, stmatrix, movmatrix and mma.sync.
+
+Each is executed by whole warps: like every `.sync.aligned` instruction it waits until all 32
+lanes of the warp reach it, and a lane that has exited — or does not exist, in a CTA whose size
+is not a multiple of 32 — is reported (`WarpSyncError`) instead of computing a partial result.
+Fragment layouts and arithmetic come from `ptxld.wmma.matrix` / `ptxld.wmma.mma_math` (the data
+of `ptxld.spec.mma`).
+
+ldmatrix/stmatrix: lane 8j + r supplies the address of row r of matrix j (lanes past the
+matrices' rows supply nothing); each row is 16 bytes and must be 16-byte aligned, in shared
+memory (the `.shared` space, or a generic address in the shared window).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ptx.nodes import Address
+from ..spec import mma as S
+from ..wmma import matrix as L
+from ..wmma import mma_math
+from . import errors as E
+from . import ptxtypes as T
+from .handlers import CompileError, handler, stall_resolver
+from .memory import Fault, gather, scatter
+from .sem_mem import AddressOperand
+from .sem_warp import gated
+
+_SHARED_WINDOW = 3          # memory.Spaces.window code of the shared window
+
+
+def full_warp(b, act):
+    return np.full(b.count(act), 0xFFFFFFFF, np.uint32)
+
+
+def warp_collective(op, body):
+    """Run `body(b, act)` once all 32 lanes of each warp have arrived (see module docstring)."""
+    op.info["whole_warp"] = True
+    gated(op, full_warp, body)
+
+
+@stall_resolver(order=0)
+def _partial_warp_on_stall(b) -> bool:
+    """Lanes parked at a whole-warp matrix instruction while others of their warp have exited:
+    the instruction was executed by a partial warp."""
+    for pc, t in b.warp_wait.items():
+        op = b.prog.code[pc]
+        if not op.info.get("whole_warp"):
+            continue
+        warp = int(t[0]) >> 5
+        lanes = np.arange(32) + warp * 32
+        gone = np.flatnonzero(b.exited[lanes])
+        if len(gone):
+            raise b.error(E.WarpSyncError, op, int(t[0]),
+                          f"`{op.ins.mnemonic}` executed by a partial warp: lane(s) "
+                          f"{', '.join(map(str, gone[:8]))}{' ...' if len(gone) > 8 else ''} of the "
+                          "warp have exited (or do not exist: the CTA is not a whole number of "
+                          "warps)", "all 32 lanes of the warp to execute it",
+                          others=len(t) - 1)
+    return False
+
+
+def fragment_regs(prog, node, ins, count: int, what: str) -> list[int]:
+    """Register slots of a brace-list (or vector register) operand of `count` registers."""
+    regs = prog.vector_regs(node, ins)
+    if len(regs) != count or any(r is None for r in regs):
+        raise CompileError(f"{what} needs {count} register(s), found {len(regs)}")
+    return [s for s, _ in regs]
+
+
+def read_regs(b, slots, lanes) -> np.ndarray:
+    """(len(lanes), len(slots)) raw register bits, as unsigned integers."""
+    cols = [b.rd(s, lanes) for s in slots]
+    out = np.stack(cols, axis=1)
+    if out.dtype.kind != "u":
+        out = out.view(np.dtype(f"u{out.dtype.itemsize}"))
+    return out
+
+
+def write_regs(b, slots, lanes, values: np.ndarray) -> None:
+    """Write column k of `values` (raw bits) to register slots[k] of `lanes`."""
+    for k, s in enumerate(slots):
+        b.wr(s, lanes, values[:, k].astype(T.UINT[b.slot_width[s]]))
+
+
+def fault_error(b, op, f: Fault, threads):
+    """A memory Fault raised for `threads` (positions into that array) as an EmulationError."""
+    t = int(threads[min(f.pos, len(threads) - 1)])
+    return b.error(f.cls, op, t, f.message, f.expected, space=f.space, address=f.address,
+                   others=max(0, f.count - 1))
+
+
+def _warps(t):
+    """Start indices of the warps in a sorted thread array of whole warps."""
+    return range(0, len(t), 32)
+
+
+# ---------------------------------------------------------------- ldmatrix / stmatrix
+
+class _RowAccess:
+    """The row addresses of ldmatrix/stmatrix: compiled address operand, space, checks."""
+
+    def __init__(self, op, prog, addr_node, d):
+        if not isinstance(addr_node, Address):
+            raise CompileError(f"`{op.ins.mnemonic}` needs an address operand `[p]`")
+        self.op = op
+        self.space = d.get("ss") or "generic"
+        self.aop = AddressOperand(prog, addr_node, self.space, op.ins)
+
+    def rows(self, b, act, t, w0: int, nrows: int):
+        """(addresses, threads) of the rows one warp names; checks alignment and the space."""
+        addrs = self.aop.values(b, act)[w0:w0 + nrows]
+        threads = t[w0:w0 + nrows]
+        bad = (addrs & np.uint64(S.ROW_BYTES - 1)) != 0
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise b.error(E.MisalignedAddressError, self.op, int(threads[k]),
+                          f"`{self.op.ins.mnemonic}` row address of lane {k} (row {k % 8} of "
+                          f"matrix {k // 8}) is not 16-byte aligned",
+                          "a 16-byte aligned address for each 16-byte matrix row",
+                          space=self.space, address=int(addrs[k]), others=int(bad.sum()) - 1)
+        if self.space == "generic":
+            win = b.sp.window(addrs)
+            if (win != _SHARED_WINDOW).any():
+                k = int(np.flatnonzero(win != _SHARED_WINDOW)[0])
+                raise b.error(E.GenericAddressError, self.op, int(threads[k]),
+                              f"`{self.op.ins.mnemonic}` row address of lane {k} is not in the "
+                              "shared window", "a generic address of shared memory",
+                              space="generic", address=int(addrs[k]))
+        return addrs, threads
+
+    def resolve(self, b, addrs, threads, write: bool):
+        try:
+            return b.sp.resolve(self.space, addrs, S.ROW_BYTES, threads, write)
+        except Fault as f:
+            raise fault_error(b, self.op, f, threads) from None
+
+
+def _matrix_form(op, d, what):
+    if d.get("shape") != ".m8n8" or d.get("type") != ".b16":
+        raise CompileError(f"{what} {d.get('shape')} {d.get('type')} is not executed yet "
+                           "(only .m8n8 .b16)")
+    return S.COUNTS[d.get("num")], d.get("trans") is not None
+
+
+@handler("ldmatrix")
+def compile_ldmatrix(op, prog):
+    ins, d = op.ins, op.ins.decoded
+    count, trans = _matrix_form(op, d, "ldmatrix")
+    ops = list(ins.operands)
+    dest = fragment_regs(prog, ops[0], ins, count, "ldmatrix")
+    rows = _RowAccess(op, prog, ops[1], d)
+    lay = L.ldmatrix_layout(count, trans)
+    nrows = 8 * count
+
+    def body(b, act):
+        t = b.threads(act)
+        for w0 in _warps(t):
+            addrs, threads = rows.rows(b, act, t, w0, nrows)
+            parts = rows.resolve(b, addrs, threads, False)
+            matrix = gather(parts, nrows, 16, 8)             # (8·count, 8) b16 elements
+            regs = L.pack(lay.gather(matrix.astype(np.uint64)), lay.frag)
+            write_regs(b, dest, t[w0:w0 + 32], regs)
+    warp_collective(op, body)
+
+
+@handler("stmatrix")
+def compile_stmatrix(op, prog):
+    ins, d = op.ins, op.ins.decoded
+    count, trans = _matrix_form(op, d, "stmatrix")
+    ops = list(ins.operands)
+    rows = _RowAccess(op, prog, ops[0], d)
+    src = fragment_regs(prog, ops[1], ins, count, "stmatrix")
+    lay = L.ldmatrix_layout(count, trans)
+    nrows = 8 * count
+
+    def body(b, act):
+        t = b.threads(act)
+        for w0 in _warps(t):
+            addrs, threads = rows.rows(b, act, t, w0, nrows)
+            regs = read_regs(b, src, t[w0:w0 + 32])
+            matrix = lay.scatter(L.unpack(regs, lay.frag)).astype(np.uint16)
+            parts = rows.resolve(b, addrs, threads, True)
+            scatter(parts, matrix, 16, 8)
+    warp_collective(op, body)
+
+
+@handler("movmatrix")
+def compile_movmatrix(op, prog):
+    ins, d = op.ins, op.ins.decoded
+    if d.get("trans") is None or d.get("shape") != ".m8n8":
+        raise CompileError("movmatrix is executed in its one form, .m8n8.trans.b16")
+    ops = list(ins.operands)
+    dst = fragment_regs(prog, ops[0], ins, 1, "movmatrix")
+    src = fragment_regs(prog, ops[1], ins, 1, "movmatrix")
+    plain, moved = L.ldmatrix_layout(1, False), L.ldmatrix_layout(1, True)
+
+    def body(b, act):
+        t = b.threads(act)
+        for w0 in _warps(t):
+            lanes = t[w0:w0 + 32]
+            matrix = plain.scatter(L.unpack(read_regs(b, src, lanes), plain.frag))
+            write_regs(b, dst, lanes, L.pack(moved.gather(matrix), moved.frag))
+    warp_collective(op, body)
+
+
+# ---------------------------------------------------------------- mma.sync
+
+def _t(d, group):
+    v = d.get(group)
+    return v[1:] if v else None
+
+
+@handler("mma")
+def compile_mma(op, prog):
+    ins, d = op.ins, op.ins.decoded
+    if d.name != "mma" or d.get("kind") or d.get("block_scale") or d.others:
+        raise CompileError(f"`{ins.opcode}` is not executed (only the sm_80/sm_89/sm_90 "
+                           "mma.sync forms are)")
+    shape = _t(d, "shape")
+    types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
+    try:
+        lays = L.mma_layouts(shape, *types, _t(d, "alayout") or "row", _t(d, "blayout") or "col")
+    except KeyError as e:
+        raise CompileError(str(e.args[0])) from None
+    atype, btype, ctype, dtype = types
+    bitop = _t(d, "bitop")
+    opts = dict(atype=atype, btype=btype, ctype=ctype, dtype=dtype,
+                op=f"{bitop}.popc" if bitop else None, satfinite=d.get("satfinite") is not None,
+                rounding=_t(d, "rnd"))
+    ops = list(ins.operands)
+    if len(ops) != 4:
+        raise CompileError("mma.sync takes d, a, b, c")
+    regs = {m: fragment_regs(prog, node, ins, lays[m].nregs, f"mma operand {m}")
+            for m, node in zip("dabc", ops)}
+    quad = lays["a"].group is not None
+
+    def body(b, act):
+        t = b.threads(act)
+        for w0 in _warps(t):
+            lanes = t[w0:w0 + 32]
+            mats = [lays[m].scatter(L.unpack(read_regs(b, regs[m], lanes), lays[m].frag))
+                    for m in "abc"]
+            if quad:          # m8n8k4 .f16: four independent products, one per quadpair
+                out = np.stack([mma_math.product(mats[0][q], mats[1][q], mats[2][q], **opts)
+                                for q in range(4)])
+            else:
+                out = mma_math.product(*mats, **opts)
+            write_regs(b, regs["d"], lanes, L.pack(lays["d"].gather(out), lays["d"].frag))
+    warp_collective(op, body)

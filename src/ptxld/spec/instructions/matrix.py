@@ -1,0 +1,117 @@
+"""Warp- and warpgroup-level matrix instructions: ldmatrix, stmatrix, movmatrix, mma (mma.sync),
+mma.sp and wgmma.* (PTX ISA 9.7.14.5 and 9.7.15). Forms measured with ptxas 13.0.
+
+Which shape goes with which types (`mma.sync`, `wgmma.mma_async`) is data of `ptxld.spec.mma`
+(`MMA_KINDS`, `WGMMA_K`, `wgmma_n_values`), together with the fragment layouts; the `mma` and
+`wgmma.mma_async` records below give the vocabulary of the opcode (every qualifier ptxas takes)
+and leave those combinations to that table.
+"""
+from __future__ import annotations
+
+from .. import mma as M
+from ..gates import Gate
+from ..isa import Form, Group, InstructionSpec
+
+_SYNC = (Group("sync", (".sync",)), Group("aligned", (".aligned",)))
+_SPACE = Group("ss", (".shared", ".shared::cta"))
+
+_LDMATRIX = Gate((6, 5), 75, "ldmatrix", "ldmatrix: PTX ISA 6.5, sm_75.")
+_STMATRIX = Gate((7, 8), 90, "stmatrix", "stmatrix: PTX ISA 7.8, sm_90.")
+_MOVMATRIX = Gate((7, 8), 75, "movmatrix", "movmatrix: PTX ISA 7.8, sm_75.")
+_B8_FORMS = Gate((8, 6), 100, "8-bit matrix shapes",
+                 "ldmatrix .m16n16/.m8n16, stmatrix .m16n8: PTX ISA 8.6, sm_100a/sm_100f, "
+                 "sm_120a/sm_120f (ptxas 13.0 refuses plain sm_100 and sm_90a)")
+_WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=("sm_90a",))
+
+_MMA_SHAPES = tuple(sorted({"." + k.shape for k in M.MMA_KINDS}))
+_MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1",
+              ".s32", ".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1", ".ue8m0", ".ue4m3")
+
+
+def _wgmma_shapes(k_factor: int = 1) -> tuple[str, ...]:
+    """Every .m64nNkK (the sparse forms, k_factor 2, have twice the K of the dense ones)."""
+    out = set()
+    for t, k in M.WGMMA_K.items():
+        if k_factor == 1 or t != "b1":
+            out.update(f".m64n{n}k{k * k_factor}" for n in M.wgmma_n_values(t))
+    return tuple(sorted(out))
+
+
+def _sparse_mma(name: str) -> InstructionSpec:
+    """mma.sp and mma.sp::ordered_metadata (the decoder reads the `::` spelling as one name)."""
+    return InstructionSpec(name, "PTX ISA 9.7.14.6 (mma.sp)", _SYNC + (
+        Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
+        Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
+        Group("satfinite", (".satfinite",)),
+        Group("kind", (".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4",
+                       ".kind::f16", ".kind::tf32", ".kind::i8")),
+        Group("block_scale", (".block_scale",)),
+        Group("scale_vec", (".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X")),
+        Group("dtype", _MMA_TYPES), Group("atype", _MMA_TYPES), Group("btype", _MMA_TYPES),
+        Group("ctype", _MMA_TYPES), Group("stype", _MMA_TYPES),
+    ))
+
+
+RECORDS = (
+    InstructionSpec("ldmatrix", "PTX ISA 9.7.14.5.15 (ldmatrix)", _SYNC + (
+        Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(M.COUNTS)),
+        Group("trans", (".trans",)), _SPACE,
+        Group("type", (".b16", ".b8", ".b8x16")), Group("src_fmt", (".b6x16_p32", ".b4x16_p64")),
+    ), forms=(
+        Form(".sync.aligned.m8n8.num{.trans}{.ss}.b16", "d, a", gate=_LDMATRIX),
+        Form(".sync.aligned.m16n16.num.trans{.ss}.b8", "d, a", gate=_B8_FORMS),
+        Form(".sync.aligned.m16n16.num.trans{.ss}.b8x16.src_fmt", "d, a", gate=_B8_FORMS),
+        Form(".sync.aligned.m8n16.num{.ss}.b8x16.src_fmt", "d, a", gate=_B8_FORMS),
+    ), operands={"d": "=vec:b32", "a": "addr"}),
+
+    InstructionSpec("stmatrix", "PTX ISA 9.7.14.5.16 (stmatrix)", _SYNC + (
+        Group("shape", (".m8n8", ".m16n8")), Group("num", tuple(M.COUNTS)),
+        Group("trans", (".trans",)), _SPACE, Group("type", (".b16", ".b8")),
+    ), forms=(
+        Form(".sync.aligned.m8n8.num{.trans}{.ss}.b16", "a, r", gate=_STMATRIX),
+        Form(".sync.aligned.m16n8.num.trans{.ss}.b8", "a, r", gate=_B8_FORMS),
+    ), operands={"a": "addr", "r": "vec:b32"}),
+
+    InstructionSpec("movmatrix", "PTX ISA 9.7.14.5.17 (movmatrix)", _SYNC + (
+        Group("shape", (".m8n8",)), Group("trans", (".trans",)), Group("type", (".b16",)),
+    ), forms=(
+        Form(".sync.aligned.m8n8.trans.b16", "d, a", gate=_MOVMATRIX),
+    ), operands={"d": "=reg:b32", "a": "reg:b32"}),
+
+    # mma: every qualifier ptxas takes on mma.sync; the shape/type table is M.MMA_KINDS
+    InstructionSpec("mma", "PTX ISA 9.7.14.5.14 (mma)", _SYNC + (
+        Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
+        Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
+        Group("rnd", (".rn", ".rz", ".rm", ".rp")), Group("satfinite", (".satfinite",)),
+        Group("kind", (".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4",
+                       ".kind::f16", ".kind::tf32", ".kind::i8")),
+        Group("block_scale", (".block_scale",)),
+        Group("scale_vec", (".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X")),
+        Group("dtype", _MMA_TYPES), Group("atype", _MMA_TYPES), Group("btype", _MMA_TYPES),
+        Group("ctype", _MMA_TYPES), Group("stype", _MMA_TYPES),
+        Group("bitop", (".xor", ".and")), Group("popc", (".popc",)),
+    )),
+    _sparse_mma("mma.sp"),
+    _sparse_mma("mma.sp::ordered_metadata"),
+
+    InstructionSpec("wgmma.fence", "PTX ISA 9.7.15.5.1 (wgmma.fence)", _SYNC,
+                    forms=(Form(".sync.aligned", ""),), gate=_WGMMA),
+    InstructionSpec("wgmma.commit_group", "PTX ISA 9.7.15.5.3 (wgmma.commit_group)", _SYNC,
+                    forms=(Form(".sync.aligned", ""),), gate=_WGMMA),
+    InstructionSpec("wgmma.wait_group", "PTX ISA 9.7.15.5.4 (wgmma.wait_group)", _SYNC,
+                    forms=(Form(".sync.aligned", "n"),), operands={"n": "imm:.u32"}, gate=_WGMMA),
+    InstructionSpec("wgmma.mma_async", "PTX ISA 9.7.15.5.2 (wgmma.mma_async)", _SYNC + (
+        Group("shape", _wgmma_shapes()),
+        Group("dtype", (".f16", ".f32", ".s32")),
+        Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
+        Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
+        Group("satfinite", (".satfinite",)), Group("bitop", (".and",)), Group("popc", (".popc",)),
+    ), gate=_WGMMA),
+    InstructionSpec("wgmma.mma_async.sp", "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)", _SYNC + (
+        Group("shape", _wgmma_shapes(2)),
+        Group("dtype", (".f16", ".f32", ".s32")),
+        Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
+        Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
+        Group("satfinite", (".satfinite",)),
+    ), gate=_WGMMA),
+)
