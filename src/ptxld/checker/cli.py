@@ -177,6 +177,14 @@ def explain_cmd(what, target, svg_path, png_path):
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
     from ..ptx.loads import WmmaLoadModel
     from ..wmma.render import fragment_png, fragment_svg
+    if isinstance(model, dict):       # mma.sync / ldmatrix / stmatrix / movmatrix / wgmma
+        from ..wmma.matrix_render import fragments_svg
+        if png_path:
+            raise click.UsageError("--png draws wmma fragments; use --svg for this instruction")
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(fragments_svg(next(iter(model.values())).name, model))
+        click.echo(f"wrote {svg_path}", err=True)
+        return
     if not isinstance(model, WmmaLoadModel):
         raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
                                "an `ld` has no fragment to draw")
