@@ -41,8 +41,11 @@ def _all_cases():
 CASES = _all_cases()
 # Cases the hardware refused: the record's message, and why the case stays in the corpus.
 HARDWARE_REFUSED = {
-    "tma_load_3d_strided": "CUDA_ERROR_ILLEGAL_INSTRUCTION on an H200 (driver 580.159): a TMA load "
-                           "with traversal stride 2 at partly out-of-bounds coordinates",
+    # tools/hw/tma_probe.py (data/tma_probe_h200.jsonl): only the CTA whose box starts at
+    # (x, y, z) = (-3, -2, -1), negative in every dimension, is refused, with or without the
+    # traversal stride; boxes at (-8, 9, 2), (16, 8, 2) and inside the tensor load. Which rule the
+    # TMA unit enforces there is not established yet (the ISA text allows negative coordinates).
+    "tma_load_3d_strided": "CUDA_ERROR_ILLEGAL_INSTRUCTION on an H200 (driver 580.159)",
 }
 
 
