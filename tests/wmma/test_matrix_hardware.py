@@ -1,0 +1,60 @@
+"""The mma.sync and ldmatrix layout objects predict what an H200 wrote
+(tests/kernels/data/lane_maps_h200.json, made by tools/hw/lane_maps.cu; see that file for the
+experiments)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxld.wmma import matrix as M
+
+DATA = json.loads((Path(__file__).resolve().parents[1] / "kernels" / "data" / "lane_maps_h200.json").read_text())
+
+
+def _values(lay, codes):
+    """The matrix a fragment holds when element e (lane-major, low half first) is codes[e]."""
+    per_lane = lay.nregs * lay.slots
+    vals = np.asarray(codes, np.float64).reshape(32, lay.nregs, lay.slots)
+    assert vals.size == 32 * per_lane
+    return lay.scatter(vals)
+
+
+@pytest.mark.parametrize("key,types", [
+    ("mma_m16n8k16_f32_f16", ("m16n8k16", "f16", "f16", "f32", "f32")),
+    ("mma_m16n8k16_f32_bf16", ("m16n8k16", "bf16", "bf16", "f32", "f32")),
+    ("mma_m16n8k8_f32_tf32", ("m16n8k8", "tf32", "tf32", "f32", "f32")),
+    ("mma_m8n8k4_f64", ("m8n8k4", "f64", "f64", "f64", "f64")),
+])
+def test_one_hot_mma_experiments(key, types):
+    lays = M.mma_layouts(*types)
+    na = 32 * lays["a"].nregs * lays["a"].slots
+    nb = 32 * lays["b"].nregs * lays["b"].slots
+    d = lays["d"]
+    per_d = d.nregs * d.slots
+    width = 2 if key.endswith("f64") else 4               # values written per lane
+    got = np.asarray(DATA[key], np.float64)
+    for e in range(na + nb):
+        if e < na:
+            a = np.zeros(na)
+            a[e] = 1
+            b = np.arange(1, nb + 1)
+        else:
+            a = np.arange(1, na + 1)
+            b = np.zeros(nb)
+            b[e - na] = 1
+        want = d.gather(_values(lays["a"], a) @ _values(lays["b"], b)).reshape(32, per_d)
+        row = got[e * 32 * width:(e + 1) * 32 * width].reshape(32, width)[:, :per_d]
+        np.testing.assert_array_equal(row, want, err_msg=f"{key} experiment {e}")
+
+
+def test_ldmatrix_lane_maps():
+    got = np.asarray(DATA["ldmatrix_x1_x2_x4_x4trans"], np.uint64).reshape(4, 32, 4)
+    # shared memory: four 8x8 matrices holding their own index, lane l names row l % 8 of matrix l / 8
+    mats = np.arange(256, dtype=np.uint64).reshape(32, 8)
+    for v, (count, trans) in enumerate([(1, False), (2, False), (4, False), (4, True)]):
+        lay = M.ldmatrix_layout(count, trans)
+        want = M.pack(lay.gather(mats[:8 * count]), lay.frag)
+        np.testing.assert_array_equal(got[v, :, :count], want)
