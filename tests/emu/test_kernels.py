@@ -25,7 +25,7 @@ import ptxld  # noqa: E402
 # prefetch as the ordering no-ops they are for a sequentially consistent emulator).
 EMULATED = {"barrier.cluster", "mapa", "cvta.param", "fence.proxy.async", "fence.mbarrier_init",
             "fence.proxy.tensormap", "prefetch.tensormap"}
-EMULATED |= {"ldmatrix", "stmatrix"}     # warp-level matrix instructions (sem_matrix.py)
+EMULATED |= {"ldmatrix", "stmatrix", "wgmma"}   # matrix instructions (sem_matrix.py, sem_wgmma.py)
 assert EMULATED <= set(NEEDS)
 
 

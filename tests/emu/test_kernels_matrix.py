@@ -60,3 +60,35 @@ def test_ldmatrix_by_a_partial_warp_is_reported():
     kernel = _module("ptx/sm_80/matrix_fragments.ptx").get_function("ldmatrix_partial_warp")
     with pytest.raises(emu.WarpSyncError, match="partial warp: lane.s. 16, 17"):
         kernel((1, 1, 1), (32, 1, 1), [np.arange(64, dtype=np.uint16), np.zeros(32, np.uint32)])
+
+
+def _wgmma_f16_args(skew: int = 0):
+    r = np.random.default_rng(7)
+    return [r.integers(-3, 4, 64 * 64).astype(np.float16), r.integers(-3, 4, 16 * 64).astype(np.float16),
+            np.zeros(64 * 16, np.float32), np.uint32(skew)]
+
+
+def test_wgmma_descriptor_outside_shared_memory():
+    kernel = _module("ptx/sm_90a/matrix_wgmma.ptx").get_function("wgmma_kmajor_sw128")
+    with pytest.raises(emu.OutOfBoundsError) as info:
+        kernel((1, 1, 1), (128, 1, 1), _wgmma_f16_args(skew=0x20000))
+    err = info.value
+    assert "wgmma.mma_async" in err.instruction and "matrix B" in str(err)
+    assert err.space == ".shared" and err.address >= 0x20000 and err.line is not None
+
+
+def test_wgmma_accumulator_written_before_the_wait():
+    kernel = _module("ptx/sm_90a/matrix_wgmma.ptx").get_function("wgmma_touch_before_wait")
+    args = [np.zeros(64 * 16, np.float16), np.zeros(16 * 16, np.float16), np.zeros(64 * 16, np.float32)]
+    with pytest.raises(emu.AsyncRegisterError) as info:
+        kernel((1, 1, 1), (128, 1, 1), args)
+    err = info.value
+    # the fourth accumulator register (%3 in the asm) is overwritten by a mov before wait_group
+    assert "wgmma.mma_async" in err.instruction and "wait_group" in str(err)
+    assert err.thread == (0, 0, 0)
+
+
+def test_wgmma_needs_a_complete_warpgroup():
+    kernel = _module("ptx/sm_90a/matrix_wgmma.ptx").get_function("wgmma_kmajor_sw128")
+    with pytest.raises(emu.WarpSyncError, match="warpgroup"):
+        kernel((1, 1, 1), (96, 1, 1), _wgmma_f16_args())

@@ -245,4 +245,59 @@ add(name="mma_e4m3_e5m2", source="matrix_sm90.cu", entry="mma_e4m3_e5m2", grid=(
     archs=("sm_90",), make_args=_fp8_args, outputs=[2],
     reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_fp8_inputs())])
 
+
+# ---- matrix_wgmma.cu (sm_90a): shared-memory layouts placed by the threads, no TMA --------------
+
+def _wg_inputs(k: int, lo: int = -3, hi: int = 4):
+    r = _rng()
+    return r.integers(lo, hi, (64, k)), r.integers(lo, hi, (16, k))
+
+
+def _wg_f16_case(entry: str):
+    add(name=entry, source="matrix_wgmma.cu", entry=entry, grid=1, block=128, archs=("sm_90a",), outputs=[2],
+        make_args=lambda: [*(x.astype(np.float16).ravel() for x in _wg_inputs(64)), np.zeros(64 * 16, np.float32),
+                           np.uint32(0)],
+        reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_wg_inputs(64))])
+
+
+for _entry in ("wgmma_kmajor_none", "wgmma_kmajor_sw32", "wgmma_kmajor_sw64", "wgmma_kmajor_sw128"):
+    _wg_f16_case(_entry)
+
+
+def _regs_a_inputs():
+    r = _rng()
+    return r.integers(-3, 4, (64, 32)), r.integers(-3, 4, (32, 16))
+
+
+def _regs_a_ref(args):
+    a, b = _regs_a_inputs()        # the second K step has imm-scale-a = -1
+    return [(a[:, :16] @ b[:16] - a[:, 16:] @ b[16:]).astype(np.float32).ravel()]
+
+
+add(name="wgmma_regs_a_trans_b", source="matrix_wgmma.cu", entry="wgmma_regs_a_trans_b", grid=1, block=128,
+    archs=("sm_90a",), outputs=[2], reference=_regs_a_ref,
+    make_args=lambda: [*(x.astype(np.float16).ravel() for x in _regs_a_inputs()), np.zeros(64 * 16, np.float32)])
+
+add(name="wgmma_s8_sw128", source="matrix_wgmma.cu", entry="wgmma_s8_sw128", grid=1, block=128, archs=("sm_90a",),
+    outputs=[2],
+    make_args=lambda: [*(x.astype(np.int8).ravel() for x in _wg_inputs(128, -128, 128)), np.zeros(64 * 16, np.int32)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.int32).ravel())(*_wg_inputs(128, -128, 128))])
+
+
+def _e4m3_inputs():
+    r = _rng()
+    return r.choice(_FP8_VALUES, (64, 128)), r.choice(_FP8_VALUES, (16, 128))
+
+
+add(name="wgmma_e4m3_sw128", source="matrix_wgmma.cu", entry="wgmma_e4m3_sw128", grid=1, block=128,
+    archs=("sm_90a",), outputs=[2],
+    make_args=lambda: [*(x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8).ravel() for x in _e4m3_inputs()),
+                       np.zeros(64 * 16, np.float32)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_e4m3_inputs())])
+
+add(name="wgmma_tf32_sw128", source="matrix_wgmma.cu", entry="wgmma_tf32_sw128", grid=1, block=128,
+    archs=("sm_90a",), outputs=[2],
+    make_args=lambda: [*(x.astype(np.float32).ravel() for x in _wg_inputs(32)), np.zeros(64 * 16, np.float32)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_wg_inputs(32))])
+
 CASES_MATRIX_BY_NAME = {c.name: c for c in CASES_MATRIX}

@@ -16,3 +16,6 @@ __all__ = ["RawModule", "Kernel", "LaunchStats", "EmulationError", "MemoryFault"
            "ReadOnlyMemoryError", "UninitializedParamError", "BarrierError", "WarpSyncError",
            "WmmaFault", "UnsupportedInstructionError", "StepBudgetError", "MemoryBudgetError",
            "LaunchError", "ModuleError"]
+from .errors import AsyncRegisterError  # noqa: E402  (wgmma registers touched before the wait)
+
+__all__ += ["AsyncRegisterError"]

@@ -24,6 +24,8 @@ slot) → (row, col) arrays for the emulator and the pictures.
 """
 from __future__ import annotations
 
+from .swizzle import DESCRIPTOR_CODE, SPAN as SWIZZLE_SPAN, swizzle
+
 # element width in bits of each operand type
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32,
                 "s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1, "e4m3": 8, "e5m2": 8, "b16": 16,
@@ -252,5 +254,66 @@ DESCRIPTOR_FIELDS = {
     "base_offset": (49, 3, 1),
     "swizzle": (62, 2, 1),
 }
-#: descriptor swizzle field -> swizzle span in bytes (0: none)
-DESCRIPTOR_SWIZZLE = {0: 0, 1: 128, 2: 64, 3: 32}
+
+
+class Descriptor:
+    """A decoded wgmma matrix descriptor (byte values; `swizzle` is a mode of spec.swizzle)."""
+    __slots__ = ("start", "lbo", "sbo", "base_offset", "swizzle", "raw")
+
+    def __init__(self, raw: int):
+        raw = int(raw) & (2 ** 64 - 1)
+        f = {name: ((raw >> lo) & ((1 << width) - 1)) * scale
+             for name, (lo, width, scale) in DESCRIPTOR_FIELDS.items()}
+        self.raw = raw
+        self.start, self.lbo, self.sbo = f["start_address"], f["leading_byte_offset"], f["stride_byte_offset"]
+        self.base_offset = f["base_offset"]
+        self.swizzle = DESCRIPTOR_CODE[f["swizzle"]]
+
+    def __repr__(self) -> str:
+        return (f"Descriptor(start={self.start:#x}, lbo={self.lbo}, sbo={self.sbo}, "
+                f"base_offset={self.base_offset}, swizzle={self.swizzle})")
+
+
+def operand_addresses(desc: Descriptor, mn, kbyte, *, k_major: bool, elem_bytes: int = 2):
+    """Shared-memory byte address of byte `kbyte` along K (K-major) of row `mn`, or of element
+    (mn, k = kbyte // elem_bytes) stored MN-major — the canonical layouts of the wgmma matrix
+    descriptor (PTX ISA "Shared Memory Matrix Layout"), in units of 16-byte core-matrix rows:
+
+    K-major, no swizzle: 8×16-byte core matrices; rows 16 bytes apart, the next 8 rows (M/N) at
+    the stride byte offset, the next 16 bytes of K at the leading byte offset.
+    K-major, swizzle of S bytes: 8 rows of S bytes (K contiguous); the next 8 rows at the stride
+    byte offset (the leading byte offset is not used: one instruction's K fits in S bytes).
+    MN-major, no swizzle: 16 bytes of M/N contiguous, the next 16 bytes at the stride byte
+    offset; K rows 16 bytes apart, the next 8 K at the leading byte offset.
+    MN-major, swizzle of S bytes: S bytes of M/N contiguous (the next S bytes at the leading byte
+    offset); 8 K rows S bytes apart, the next 8 K at the stride byte offset.
+
+    The swizzle (spec.swizzle) permutes 16-byte chunks by address bits [7, 10); the base offset
+    says which row of the pattern the start address is: the pattern is applied to the offset from
+    the start's 128-byte row plus 128 × base offset, i.e. to the absolute address when the base
+    offset is ((start >> 7) & 7), as the ISA asks for a start address off the pattern boundary.
+    `mn` and `kbyte` may be NumPy arrays (broadcast)."""
+    span = SWIZZLE_SPAN[desc.swizzle]
+    if k_major:
+        if span == 0:
+            off = (mn // 8) * desc.sbo + (mn % 8) * 16 + (kbyte // 16) * desc.lbo + kbyte % 16
+        else:
+            off = (mn // 8) * desc.sbo + (mn % 8) * span + kbyte
+    else:
+        k, within = kbyte // elem_bytes, kbyte % elem_bytes
+        mnb = mn * elem_bytes + within
+        if span == 0:
+            off = (mnb // 16) * desc.sbo + mnb % 16 + (k % 8) * 16 + (k // 8) * desc.lbo
+        else:
+            off = (mnb // span) * desc.lbo + mnb % span + (k % 8) * span + (k // 8) * desc.sbo
+    if span == 0:
+        return desc.start + off
+    return _swizzled(desc, off)
+
+
+def _swizzled(desc: Descriptor, off):
+    """start + off, with the swizzle pattern's phase taken from the base offset (see above)."""
+    phase = desc.base_offset - ((desc.start >> 7) & 7)  # 0 when the base offset matches the start
+    addr = desc.start + off
+    shifted = addr + 128 * phase
+    return swizzle(shifted, desc.swizzle) - 128 * phase if phase else swizzle(addr, desc.swizzle)

@@ -34,8 +34,10 @@ def to_float64(bits: np.ndarray, type_: str) -> np.ndarray:
 
 def product(a: np.ndarray, b: np.ndarray, c: np.ndarray, *, atype: str, btype: str, ctype: str,
             dtype: str, op: str | None = None, satfinite: bool = False,
-            rounding: str | None = None) -> np.ndarray:
-    """D bits (m, n) = A (m, k) · B (k, n) + C (m, n), all given as element bits."""
+            rounding: str | None = None, negate_a: bool = False,
+            negate_b: bool = False) -> np.ndarray:
+    """D bits (m, n) = A (m, k) · B (k, n) + C (m, n), all given as element bits; `negate_a` /
+    `negate_b` (wgmma's imm-scale-a/b = -1, floating types only) negate an operand."""
     if atype == "f64":
         return wmma_ops._f64_mma(a, b, c, rounding or "rn")
     if atype in ("s8", "u8", "s4", "u4", "b1"):
@@ -51,6 +53,10 @@ def product(a: np.ndarray, b: np.ndarray, c: np.ndarray, *, atype: str, btype: s
             d = (d - _S32_MIN) % (2 ** 32) + _S32_MIN
         return values.from_int64(d)
     af, bf = to_float64(a, atype), to_float64(b, btype)
+    if negate_a:
+        af = -af
+    if negate_b:
+        bf = -bf
     with np.errstate(all="ignore"):
         d = af @ bf + to_float64(c, ctype)
     return values.from_float64(d, dtype)
