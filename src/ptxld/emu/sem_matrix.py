@@ -89,11 +89,6 @@ def fault_error(b, op, f: Fault, threads):
                    others=max(0, f.count - 1))
 
 
-def _warps(t):
-    """Start indices of the warps in a sorted thread array of whole warps."""
-    return range(0, len(t), 32)
-
-
 # ---------------------------------------------------------------- ldmatrix / stmatrix
 
 class _RowAccess:
@@ -106,16 +101,18 @@ class _RowAccess:
         self.space = d.get("ss") or "generic"
         self.aop = AddressOperand(prog, addr_node, self.space, op.ins)
 
-    def rows(self, b, act, t, w0: int, nrows: int):
-        """(addresses, threads) of the rows one warp names; checks alignment and the space."""
-        addrs = self.aop.values(b, act)[w0:w0 + nrows]
-        threads = t[w0:w0 + nrows]
+    def rows(self, b, act, t, nrows: int):
+        """(addresses, threads) of the rows every warp names (lanes 0..nrows-1 of each warp, warp
+        after warp); checks alignment and the space."""
+        addrs = self.aop.values(b, act).reshape(-1, 32)[:, :nrows].reshape(-1)
+        threads = t.reshape(-1, 32)[:, :nrows].reshape(-1)
         bad = (addrs & np.uint64(S.ROW_BYTES - 1)) != 0
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
+            lane = int(threads[k]) & 31
             raise b.error(E.MisalignedAddressError, self.op, int(threads[k]),
-                          f"`{self.op.ins.mnemonic}` row address of lane {k} (row {k % 8} of "
-                          f"matrix {k // 8}) is not 16-byte aligned",
+                          f"`{self.op.ins.mnemonic}` row address of lane {lane} (row {lane % 8} of "
+                          f"matrix {lane // 8}) is not 16-byte aligned",
                           "a 16-byte aligned address for each 16-byte matrix row",
                           space=self.space, address=int(addrs[k]), others=int(bad.sum()) - 1)
         if self.space == "generic":
@@ -123,8 +120,8 @@ class _RowAccess:
             if (win != _SHARED_WINDOW).any():
                 k = int(np.flatnonzero(win != _SHARED_WINDOW)[0])
                 raise b.error(E.GenericAddressError, self.op, int(threads[k]),
-                              f"`{self.op.ins.mnemonic}` row address of lane {k} is not in the "
-                              "shared window", "a generic address of shared memory",
+                              f"`{self.op.ins.mnemonic}` row address of lane {int(threads[k]) & 31} "
+                              "is not in the shared window", "a generic address of shared memory",
                               space="generic", address=int(addrs[k]))
         return addrs, threads
 
@@ -154,12 +151,11 @@ def compile_ldmatrix(op, prog):
 
     def body(b, act):
         t = b.threads(act)
-        for w0 in _warps(t):
-            addrs, threads = rows.rows(b, act, t, w0, nrows)
-            parts = rows.resolve(b, addrs, threads, False)
-            matrix = gather(parts, nrows, 16, 8)             # (8·count, 8) b16 elements
-            regs = L.pack(lay.gather(matrix.astype(np.uint64)), lay.frag)
-            write_regs(b, dest, t[w0:w0 + 32], regs)
+        addrs, threads = rows.rows(b, act, t, nrows)
+        parts = rows.resolve(b, addrs, threads, False)
+        matrix = gather(parts, len(addrs), 16, 8).reshape(-1, nrows, 8)   # per warp, b16
+        vals = lay.gather(matrix.astype(np.uint64)).reshape(len(t), count, 2)
+        write_regs(b, dest, t, L.pack(vals, lay.frag))
     warp_collective(op, body)
 
 
@@ -175,12 +171,11 @@ def compile_stmatrix(op, prog):
 
     def body(b, act):
         t = b.threads(act)
-        for w0 in _warps(t):
-            addrs, threads = rows.rows(b, act, t, w0, nrows)
-            regs = read_regs(b, src, t[w0:w0 + 32])
-            matrix = lay.scatter(L.unpack(regs, lay.frag)).astype(np.uint16)
-            parts = rows.resolve(b, addrs, threads, True)
-            scatter(parts, matrix, 16, 8)
+        addrs, threads = rows.rows(b, act, t, nrows)
+        vals = L.unpack(read_regs(b, src, t), lay.frag).reshape(-1, 32, count, 2)
+        matrix = lay.scatter(vals).astype(np.uint16).reshape(-1, 8)
+        parts = rows.resolve(b, addrs, threads, True)
+        scatter(parts, matrix, 16, 8)
     warp_collective(op, body)
 
 
@@ -196,10 +191,9 @@ def compile_movmatrix(op, prog):
 
     def body(b, act):
         t = b.threads(act)
-        for w0 in _warps(t):
-            lanes = t[w0:w0 + 32]
-            matrix = plain.scatter(L.unpack(read_regs(b, src, lanes), plain.frag))
-            write_regs(b, dst, lanes, L.pack(moved.gather(matrix), moved.frag))
+        vals = L.unpack(read_regs(b, src, t), plain.frag).reshape(-1, 32, 1, 2)
+        moved_vals = moved.gather(plain.scatter(vals)).reshape(len(t), 1, 2)
+        write_regs(b, dst, t, L.pack(moved_vals, moved.frag))
     warp_collective(op, body)
 
 
@@ -232,18 +226,15 @@ def compile_mma(op, prog):
         raise CompileError("mma.sync takes d, a, b, c")
     regs = {m: fragment_regs(prog, node, ins, lays[m].nregs, f"mma operand {m}")
             for m, node in zip("dabc", ops)}
-    quad = lays["a"].group is not None
 
     def body(b, act):
         t = b.threads(act)
-        for w0 in _warps(t):
-            lanes = t[w0:w0 + 32]
-            mats = [lays[m].scatter(L.unpack(read_regs(b, regs[m], lanes), lays[m].frag))
-                    for m in "abc"]
-            if quad:          # m8n8k4 .f16: four independent products, one per quadpair
-                out = np.stack([mma_math.product(mats[0][q], mats[1][q], mats[2][q], **opts)
-                                for q in range(4)])
-            else:
-                out = mma_math.product(*mats, **opts)
-            write_regs(b, regs["d"], lanes, L.pack(lays["d"].gather(out), lays["d"].frag))
+        mats = []
+        for m in "abc":          # one matrix per warp (per warp and quadpair for m8n8k4 .f16)
+            lay = lays[m]
+            vals = L.unpack(read_regs(b, regs[m], t), lay.frag)
+            mats.append(lay.scatter(vals.reshape((-1, 32) + vals.shape[1:])))
+        out = mma_math.product(*mats, **opts)
+        d = lays["d"].gather(out)
+        write_regs(b, regs["d"], t, L.pack(d.reshape((len(t),) + d.shape[2:]), lays["d"].frag))
     warp_collective(op, body)

@@ -40,47 +40,64 @@ _FLOAT16 = ("f16", "bf16")
 _ELEM_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "b1": 1}
 
 
-class _WarpState:
-    """Operations in flight for one warp: register slot -> (record id, expected bits), the ids
-    not yet committed, and the committed groups (oldest first)."""
-    __slots__ = ("watch", "uncommitted", "groups", "issued")
-
-    def __init__(self):
-        self.issued = 0
-        self.watch: dict[int, tuple[int, np.ndarray, object, str]] = {}
-        self.uncommitted: list[int] = []
-        self.groups: list[list[int]] = []
+_RING = 64     # commit points remembered per thread: wgmma.wait_group N needs N < 64
 
 
-def _state(b, lanes) -> _WarpState:
-    table = b.__dict__.setdefault("wgmma_inflight", {})
-    key = int(lanes[0]) >> 5
-    st = table.get(key)
+class _InFlight:
+    """Operations in flight, per thread of a batch: how many mma_async each thread issued, the
+    issue count at its last commits (a ring), and for every watched register slot the issue that
+    last wrote it (0: none in flight) and the bits it left there."""
+
+    def __init__(self, n: int):
+        self.issued = np.zeros(n, np.int64)
+        self.ring = np.zeros((n, _RING), np.int64)
+        self.ncommit = np.zeros(n, np.int64)
+        self.watch: dict[int, list] = {}        # slot -> [issue (n,), bits (n,), op, name]
+
+    def note(self, slot: int, t, bits, op, name: str) -> None:
+        w = self.watch.get(slot)
+        if w is None:
+            w = self.watch[slot] = [np.zeros(len(self.issued), np.int64),
+                                    np.zeros(len(self.issued), bits.dtype), op, name]
+        w[0][t] = self.issued[t]
+        w[1][t] = bits
+        w[2], w[3] = op, name
+
+
+def _inflight(b) -> _InFlight:
+    st = b.__dict__.get("wgmma_inflight")
     if st is None:
-        st = table[key] = _WarpState()
+        st = b.__dict__["wgmma_inflight"] = _InFlight(b.N)
     return st
 
 
-def _warp_in_group(b, op, lanes) -> int:
-    """Index of this warp in its warpgroup; the warpgroup must be complete in the CTA."""
-    local = int(lanes[0]) % b.spc
+def _warp_in_group(b, op, t) -> np.ndarray:
+    """Index in its warpgroup of each warp (one entry per warp of the sorted thread array t);
+    every warpgroup must be complete in its CTA."""
+    local = t[::32] % b.spc
     warp = local >> 5
     nthreads = int(np.prod(b.block))
-    if (warp - warp % 4) * 32 + 128 > nthreads:
-        raise b.error(E.WarpSyncError, op, int(lanes[0]),
-                      f"`{op.ins.mnemonic}` by warp {warp} of a CTA of {nthreads} threads: its "
-                      "warpgroup (four consecutive warps from a multiple of four) is incomplete",
+    bad = (warp - warp % 4) * 32 + 128 > nthreads
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise b.error(E.WarpSyncError, op, int(t[32 * k]),
+                      f"`{op.ins.mnemonic}` by warp {int(warp[k])} of a CTA of {nthreads} threads: "
+                      "its warpgroup (four consecutive warps from a multiple of four) is incomplete",
                       "a CTA whose threads fill every warpgroup that executes wgmma")
     return warp % 4
 
 
-def _uniform(b, op, values, lanes, what: str) -> int:
-    if (values != values[0]).any():
-        k = int(np.flatnonzero(values != values[0])[0])
-        raise b.error(E.WarpSyncError, op, int(lanes[k]),
-                      f"`wgmma.mma_async`: lane {k} gives another {what} ({int(values[k]):#x}) "
-                      f"than lane 0 ({int(values[0]):#x})", f"the same {what} in every lane")
-    return int(values[0])
+def _per_warp(b, op, t, values, what: str) -> np.ndarray:
+    """One value per warp; every lane of a warp must give the same."""
+    v = np.asarray(values).reshape(-1, 32)
+    bad = (v != v[:, :1]).any(axis=1)
+    if bad.any():
+        w = int(np.flatnonzero(bad)[0])
+        k = int(np.flatnonzero(v[w] != v[w, 0])[0])
+        raise b.error(E.WarpSyncError, op, int(t[32 * w + k]),
+                      f"`wgmma.mma_async`: lane {k} gives another {what} ({int(v[w, k]):#x}) "
+                      f"than lane 0 ({int(v[w, 0]):#x})", f"the same {what} in every lane")
+    return v[:, 0]
 
 
 def _names(node, count: int) -> list[str]:
@@ -104,10 +121,9 @@ def compile_wgmma_fence(op, prog):
 def compile_wgmma_commit(op, prog):
     def body(b, act):
         t = b.threads(act)
-        for w0 in range(0, len(t), 32):
-            st = _state(b, t[w0:w0 + 32])
-            st.groups.append(st.uncommitted)
-            st.uncommitted = []
+        st = _inflight(b)
+        st.ring[t, st.ncommit[t] % _RING] = st.issued[t]
+        st.ncommit[t] += 1
     warp_collective(op, body)
 
 
@@ -115,25 +131,29 @@ def compile_wgmma_commit(op, prog):
 def compile_wgmma_wait(op, prog):
     ops = list(op.ins.operands)
     keep = _const(ops[0], "the group count N") if ops else 0
+    if not 0 <= keep < _RING:
+        raise CompileError(f"wgmma.wait_group {keep}: ptxld follows at most {_RING - 1} pending groups")
 
     def body(b, act):
         t = b.threads(act)
-        for w0 in range(0, len(t), 32):
-            lanes = t[w0:w0 + 32]
-            st = _state(b, lanes)
-            while len(st.groups) > keep:
-                retired = set(st.groups.pop(0))
-                for slot in [s for s, v in st.watch.items() if v[0] in retired]:
-                    _, expected, issue, name = st.watch.pop(slot)
-                    now = read_regs(b, [slot], lanes)[:, 0]
-                    bad = now != expected
-                    if bad.any():
-                        k = int(np.flatnonzero(bad)[0])
-                        raise b.error(E.AsyncRegisterError, issue, int(lanes[k]),
-                                      f"register `{name}` of this wgmma.mma_async was written "
-                                      f"before the `wgmma.wait_group` at line {op.line} that "
-                                      "waits for it", "no access to the operation's registers "
-                                      "until wgmma.wait_group", others=int(bad.sum()) - 1)
+        st = _inflight(b)
+        newest = st.ncommit[t] - 1 - keep              # the newest group that must be complete
+        done = np.where(newest >= 0, st.ring[t, newest % _RING], 0)
+        for slot, (issue, bits, issuer, name) in st.watch.items():
+            retire = (issue[t] > 0) & (issue[t] <= done)
+            if not retire.any():
+                continue
+            tt = t[retire]
+            now = read_regs(b, [slot], tt)[:, 0].astype(bits.dtype)
+            bad = now != bits[tt]
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise b.error(E.AsyncRegisterError, issuer, int(tt[k]),
+                              f"register `{name}` of this wgmma.mma_async was written before the "
+                              f"`wgmma.wait_group` at line {op.line} that waits for it",
+                              "no access to the operation's registers until wgmma.wait_group",
+                              others=int(bad.sum()) - 1)
+            issue[tt] = 0
     warp_collective(op, body)
 
 
@@ -146,29 +166,35 @@ class _Operand:
         self.kbytes = k // 8 if atype == "b1" else k * e
         self.elem_bytes = e
 
-    def read(self, b, op, desc: S.Descriptor, first_row: int, nrows: int, lane0: int) -> np.ndarray:
-        """Element bits (nrows, k) of rows first_row.. of the operand."""
-        mn = np.arange(first_row, first_row + nrows, dtype=np.int64)[:, None]
-        kb = np.arange(self.kbytes, dtype=np.int64)[None, :]
-        addrs = S.operand_addresses(desc, mn, kb, k_major=self.k_major, elem_bytes=self.elem_bytes)
-        flat = np.asarray(addrs, np.int64).reshape(-1)
-        tids = np.full(flat.shape, lane0, np.intp)
-        try:
-            if (flat < 0).any():
-                raise Fault(E.OutOfBoundsError, int(np.flatnonzero(flat < 0)[0]), 0, ".shared",
-                            "negative shared address", "")
-            parts = b.sp.resolve(".shared", flat.astype(np.uint64), 1, tids, False)
-        except Fault as f:
-            raise b.error(E.OutOfBoundsError, op, lane0,
-                          f"`wgmma.mma_async` matrix {self.name} ({desc}) reaches shared address "
-                          f"{int(flat[min(f.pos, len(flat) - 1)]):#x}: {f.message}",
-                          "a descriptor whose matrix lies in the CTA's shared memory",
-                          space=".shared", address=int(flat[min(f.pos, len(flat) - 1)])) from None
-        raw = gather(parts, len(flat), 8, 1).reshape(nrows, self.kbytes)
+    def read(self, b, op, raw_desc: np.ndarray, mn: np.ndarray, lane0: np.ndarray) -> np.ndarray:
+        """Element bits (warps, rows, k): per warp its descriptor, its rows `mn` (warps, rows)
+        and a thread of its CTA (lane0)."""
+        out = np.empty(mn.shape + (self.kbytes,), np.uint8)
+        kb = np.arange(self.kbytes, dtype=np.int64)
+        for raw in np.unique(raw_desc):
+            sel = np.flatnonzero(raw_desc == raw)
+            desc = S.Descriptor(int(raw))
+            addrs = S.operand_addresses(desc, mn[sel][..., None], kb, k_major=self.k_major,
+                                        elem_bytes=self.elem_bytes)
+            flat = np.asarray(addrs, np.int64).reshape(-1)
+            tids = np.repeat(lane0[sel], addrs.shape[1] * self.kbytes)
+            try:
+                if (flat < 0).any():
+                    raise Fault(E.OutOfBoundsError, int(np.flatnonzero(flat < 0)[0]), 0, ".shared",
+                                "a negative shared address", "")
+                parts = b.sp.resolve(".shared", flat.astype(np.uint64), 1, tids, False)
+            except Fault as f:
+                pos = min(f.pos, len(flat) - 1)
+                raise b.error(E.OutOfBoundsError, op, int(tids[pos]),
+                              f"`wgmma.mma_async` matrix {self.name} ({desc}) reaches shared address "
+                              f"{int(flat[pos]):#x}: {f.message}",
+                              "a descriptor whose matrix lies in the CTA's shared memory",
+                              space=".shared", address=int(flat[pos])) from None
+            out[sel] = gather(parts, len(flat), 8, 1).reshape(len(sel), mn.shape[1], self.kbytes)
         if self.type == "b1":
-            return np.unpackbits(raw, axis=1, bitorder="little").astype(np.uint64)
+            return np.unpackbits(out, axis=-1, bitorder="little").astype(np.uint64)
         width = {1: np.uint8, 2: np.uint16, 4: np.uint32}[self.elem_bytes]
-        return np.ascontiguousarray(raw).view(width).astype(np.uint64)
+        return np.ascontiguousarray(out).view(width).astype(np.uint64)
 
 
 @handler("wgmma.mma_async")
@@ -214,45 +240,42 @@ def compile_wgmma_mma(op, prog):
 
     def body(b, act):
         t = b.threads(act)
-        descs_b = b_desc(b, act)
-        descs_a = a_desc(b, act) if a_desc is not None else None
-        accumulate = scale_d(b, act)
-        for w0 in range(0, len(t), 32):
-            lanes = t[w0:w0 + 32]
-            w = _warp_in_group(b, op, lanes)
-            lane0 = int(lanes[0])
-            rows = slice(32 * w, 32 * w + 32)
-            bmat = b_op.read(b, op, S.Descriptor(_uniform(b, op, descs_b[w0:w0 + 32], lanes, "B descriptor")),
-                             0, n, lane0)
-            if descs_a is not None:
-                desc = S.Descriptor(_uniform(b, op, descs_a[w0:w0 + 32], lanes, "A descriptor"))
-                amat = a_op.read(b, op, desc, 16 * w, 16, lane0)
-            else:
-                full = np.zeros((64, k), np.uint64)
-                vals = L.unpack(read_regs(b, aslots, lanes), al.frag)
-                full[al.rows[rows], al.cols[rows]] = vals
-                amat = full[16 * w:16 * w + 16]
-            if _uniform(b, op, accumulate[w0:w0 + 32].astype(np.int64), lanes, "scale-d"):
-                cfull = np.zeros((64, n), np.uint64)
-                cfull[dl.rows[rows], dl.cols[rows]] = L.unpack(read_regs(b, dslots, lanes), dl.frag)
-                c = cfull[16 * w:16 * w + 16]
-            else:
-                c = np.zeros((16, n), np.uint64)
-            out = mma_math.product(amat, bmat.T, c, negate_a=neg_a, negate_b=neg_b, **opts)
-            dfull = np.zeros((64, n), np.uint64)
-            dfull[16 * w:16 * w + 16] = out
-            regs = L.pack(dfull[dl.rows[rows], dl.cols[rows]], dl.frag)
-            write_regs(b, dslots, lanes, regs)
-            st = _state(b, lanes)
-            st.issued += 1
-            rid = st.issued
-            st.uncommitted.append(rid)
-            now_d = read_regs(b, dslots, lanes)
-            for j, s in enumerate(dslots):
-                st.watch[s] = (rid, now_d[:, j].copy(), op, dnames[j])
-            if aslots is not None:
-                now_a = read_regs(b, aslots, lanes)
-                for j, s in enumerate(aslots):
-                    if s not in st.watch or st.watch[s][0] != rid:
-                        st.watch[s] = (rid, now_a[:, j].copy(), op, anames[j])
+        nw = len(t) // 32
+        wig = _warp_in_group(b, op, t)
+        lane0 = t[::32]
+        thread_in_group = (32 * wig)[:, None] + np.arange(32)          # (warps, 32)
+        my_rows = (16 * wig)[:, None] + np.arange(16)                   # (warps, 16)
+        warp_ix = np.arange(nw)[:, None]
+        bmat = b_op.read(b, op, _per_warp(b, op, t, b_desc(b, act), "B descriptor"),
+                         np.broadcast_to(np.arange(n), (nw, n)), lane0)
+        if a_desc is not None:
+            amat = a_op.read(b, op, _per_warp(b, op, t, a_desc(b, act), "A descriptor"), my_rows, lane0)
+        else:
+            full = np.zeros((nw, 64, k), np.uint64)
+            vals = L.unpack(read_regs(b, aslots, t), al.frag).reshape((nw, 32) + al.rows.shape[1:])
+            full[warp_ix[..., None, None], al.rows[thread_in_group], al.cols[thread_in_group]] = vals
+            amat = full[warp_ix, my_rows]
+        accumulate = _per_warp(b, op, t, scale_d(b, act).astype(np.int64), "scale-d").astype(bool)
+        drows, dcols = dl.rows[thread_in_group], dl.cols[thread_in_group]   # (warps, 32, regs, slots)
+        cfull = np.zeros((nw, 64, n), np.uint64)
+        if accumulate.any():
+            vals = L.unpack(read_regs(b, dslots, t), dl.frag).reshape((nw, 32) + dl.rows.shape[1:])
+            cfull[warp_ix[..., None, None], drows, dcols] = vals
+            cfull[~accumulate] = 0
+        c = cfull[warp_ix, my_rows]
+        out = mma_math.product(amat, np.swapaxes(bmat, -1, -2), c, negate_a=neg_a, negate_b=neg_b, **opts)
+        dfull = np.zeros((nw, 64, n), np.uint64)
+        dfull[warp_ix, my_rows] = out
+        dvals = dfull[warp_ix[..., None, None], drows, dcols].reshape((len(t),) + dl.rows.shape[1:])
+        regs = L.pack(dvals, dl.frag)
+        write_regs(b, dslots, t, regs)
+        st = _inflight(b)
+        st.issued[t] += 1
+        for j, slot in enumerate(dslots):
+            st.note(slot, t, regs[:, j], op, dnames[j])
+        if aslots is not None:
+            now_a = read_regs(b, aslots, t)
+            for j, slot in enumerate(aslots):
+                if slot not in dslots:
+                    st.note(slot, t, now_a[:, j], op, anames[j])
     warp_collective(op, body)

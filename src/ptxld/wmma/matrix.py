@@ -48,21 +48,23 @@ class MatrixLayout:
         return int(self.rows[lane, reg, slot]), int(self.cols[lane, reg, slot])
 
     def gather(self, matrix: np.ndarray) -> np.ndarray:
-        """Values (threads, nregs, slots) taken from a (rows, cols) matrix — or, for a quadpair
-        fragment, from a (4, rows, cols) stack of the four products' matrices."""
+        """Values (..., threads, nregs, slots) taken from a (..., rows, cols) matrix — or, for a
+        quadpair fragment, from a (..., 4, rows, cols) stack of the four products' matrices.
+        Leading dimensions (one matrix per warp) are kept."""
         if self.group is not None:
-            return matrix[self.group, self.rows, self.cols]
-        return matrix[self.rows, self.cols]
+            return matrix[..., self.group, self.rows, self.cols]
+        return matrix[..., self.rows, self.cols]
 
     def scatter(self, values: np.ndarray) -> np.ndarray:
-        """The matrix (or the (4, rows, cols) stack) the values (threads, nregs, slots) hold.
-        Every element is held exactly once."""
+        """The matrix (..., rows, cols) — or the (..., 4, rows, cols) stack — the values
+        (..., threads, nregs, slots) hold. Every element is held exactly once."""
+        lead = values.shape[:-3]
         if self.group is not None:
-            out = np.zeros((4,) + self.dims, values.dtype)
-            out[self.group, self.rows, self.cols] = values
+            out = np.zeros(lead + (4,) + self.dims, values.dtype)
+            out[..., self.group, self.rows, self.cols] = values
             return out
-        out = np.zeros(self.dims, values.dtype)
-        out[self.rows, self.cols] = values
+        out = np.zeros(lead + self.dims, values.dtype)
+        out[..., self.rows, self.cols] = values
         return out
 
     def owner(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -179,6 +181,11 @@ def unpack(regs: np.ndarray, frag: spec.Fragment) -> np.ndarray:
 def pack(values: np.ndarray, frag: spec.Fragment) -> np.ndarray:
     """(threads, nregs, slots) element bits -> (threads, nregs) register bits."""
     w = frag.element_bits
-    shifts = np.arange(frag.per_register, dtype=np.uint64) * np.uint64(w)
-    regs = np.bitwise_or.reduce(values.astype(np.uint64) << shifts, axis=-1)
-    return regs.astype(np.uint64 if frag.reg_bits == 64 else np.uint32)
+    dt = np.uint64 if frag.reg_bits == 64 else np.uint32
+    mask = dt((1 << w) - 1) if w < frag.reg_bits else None
+    regs = values[..., 0].astype(dt)
+    if mask is not None:
+        regs &= mask
+    for slot in range(1, frag.per_register):      # a loop over slots beats a reduction here
+        regs |= (values[..., slot].astype(dt) & mask) << dt(slot * w)
+    return regs

@@ -36,14 +36,18 @@ def product(a: np.ndarray, b: np.ndarray, c: np.ndarray, *, atype: str, btype: s
             dtype: str, op: str | None = None, satfinite: bool = False,
             rounding: str | None = None, negate_a: bool = False,
             negate_b: bool = False) -> np.ndarray:
-    """D bits (m, n) = A (m, k) · B (k, n) + C (m, n), all given as element bits; `negate_a` /
-    `negate_b` (wgmma's imm-scale-a/b = -1, floating types only) negate an operand."""
+    """D bits (..., m, n) = A (..., m, k) · B (..., k, n) + C (..., m, n), all given as element
+    bits, with any leading (batch) dimensions; `negate_a` / `negate_b` (wgmma's imm-scale-a/b =
+    -1, floating types only) negate an operand."""
     if atype == "f64":
+        if a.ndim > 2:               # exact rounding works on one product at a time
+            return np.stack([product(x, y, z, atype=atype, btype=btype, ctype=ctype, dtype=dtype,
+                                     rounding=rounding) for x, y, z in zip(a, b, c)])
         return wmma_ops._f64_mma(a, b, c, rounding or "rn")
     if atype in ("s8", "u8", "s4", "u4", "b1"):
         ai, bi = values.to_int64(a, atype), values.to_int64(b, btype)
         if op == "xor.popc":
-            acc = ai.sum(axis=1)[:, None] + bi.sum(axis=0)[None, :] - 2 * (ai @ bi)
+            acc = ai.sum(axis=-1)[..., :, None] + bi.sum(axis=-2)[..., None, :] - 2 * (ai @ bi)
         else:                    # integer products; .and.popc is the product of bits
             acc = ai @ bi
         d = acc + values.to_int64(c, "s32")
