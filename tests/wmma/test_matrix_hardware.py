@@ -58,3 +58,48 @@ def test_ldmatrix_lane_maps():
         lay = M.ldmatrix_layout(count, trans)
         want = M.pack(lay.gather(mats[:8 * count]), lay.frag)
         np.testing.assert_array_equal(got[v, :, :count], want)
+
+
+# ---- mma.sp metadata (tools/hw/sparse_maps.cu; two records: selectors 0-3 of m16n8k16 .f16
+# through the driver's JIT, then two metadata patterns for every form) -------------------------
+
+from ptxld.spec import mma as spec  # noqa: E402
+
+SPARSE = {}
+for _name in ("sparse_maps_h200.json", "sparse_maps_h200_b.json"):
+    _rec = json.loads((Path(__file__).resolve().parents[1] / "kernels" / "data" / _name).read_text())
+    SPARSE.update({k: v for k, v in _rec.items() if k != "status"})
+
+
+def _sparse_prediction(shape, atype, selector, meta):
+    """D per experiment (one-hot compressed A element, B[k][n] = k + 1) under the model."""
+    dtype = "f32" if atype == "f16" else "s32"
+    kind = spec.sparse_kind(shape, atype, atype, dtype, dtype)
+    m, n, k = spec.shape_mnk(shape)
+    kc = spec.shape_mnk(kind.compressed)[2]
+    comp = M.layout_of("a", spec.operand_a(m, kc, atype))
+    dlay = M.layout_of("d", spec.accumulator(m, n, dtype))
+    per_lane = comp.nregs * comp.slots
+    out = []
+    for e in range(32 * per_lane):
+        codes = np.zeros(32 * per_lane)
+        codes[e] = 1
+        a_c = comp.scatter(codes.reshape(32, comp.nregs, comp.slots))
+        dense = np.zeros((m, k))
+        for r in range(m):
+            for g in range(k // 4):
+                t, nib = spec.sparse_metadata_position(kind, atype, selector, r, g)
+                bits = (int(meta[4 * (r % 8) + t]) >> (4 * nib)) & 0xF
+                dense[r, 4 * g + (bits & 3)] = a_c[r, 2 * g]
+                dense[r, 4 * g + (bits >> 2)] = a_c[r, 2 * g + 1]
+        d = dense @ np.repeat(np.arange(1, k + 1)[:, None], n, axis=1)
+        out.append(dlay.gather(d).reshape(32, -1))
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("key", sorted(k for k in SPARSE if not k.endswith("_meta")))
+def test_sparse_metadata_model_predicts_the_hardware(key):
+    shape, atype, sel = key.split("_")[:3]
+    got = np.asarray(SPARSE[key], np.float64).reshape(-1, 32, 4)
+    want = _sparse_prediction(shape, atype, int(sel[3:]), SPARSE[key + "_meta"])
+    np.testing.assert_array_equal(got, want)

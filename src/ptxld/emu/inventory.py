@@ -33,7 +33,8 @@ NOTES: dict[str, tuple[str, str]] = {
     "pmevent": (LIMITED, "performance-monitor events are counted nowhere: a no-op"),
     "nanosleep": (LIMITED, "no time passes: a no-op that lets other threads run"),
     "brkpt": (LIMITED, "a no-op (there is no debugger to stop in)"),
-    "mma.sp": (NOT_EXECUTED, "sparse mma (metadata-selected A) is not executed yet"),
+    "mma.sp": (LIMITED, "the .f16/.bf16 (m16n8k16, m16n8k32) and .s8/.u8 (m16n8k32, m16n8k64) "
+                        "forms; sparse .tf32, .e4m3/.e5m2 and .s4/.u4 are not run"),
     "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
 }
 

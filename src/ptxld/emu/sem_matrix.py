@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ptx.nodes import Address
+from ..ptx.nodes import Address, Int
 from ..spec import mma as S
 from ..wmma import matrix as L
 from ..wmma import mma_math
@@ -237,4 +237,79 @@ def compile_mma(op, prog):
         out = mma_math.product(*mats, **opts)
         d = lays["d"].gather(out)
         write_regs(b, regs["d"], t, L.pack(d.reshape((len(t),) + d.shape[2:]), lays["d"].frag))
+    warp_collective(op, body)
+
+
+# ---------------------------------------------------------------- mma.sp (2:4 sparse A)
+
+@handler("mma.sp", "mma.sp::ordered_metadata")
+def compile_mma_sp(op, prog):
+    """A is given compressed (its non-zeros, K/2 per row); the metadata operand says where each
+    lies in its group of four K elements (spec.sparse_metadata_position)."""
+    ins, d = op.ins, op.ins.decoded
+    if d.get("kind") or d.get("block_scale") or d.others:
+        raise CompileError(f"`{ins.opcode}` is not executed (only the sm_80 mma.sp forms are)")
+    shape = _t(d, "shape")
+    types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
+    kind = S.sparse_kind(shape, *types) if shape else None
+    if kind is None:
+        raise CompileError(f"`{ins.opcode}`: this mma.sp form is not executed (f16/bf16 "
+                           "m16n8k16/k32 and s8/u8 m16n8k32/k64 are)")
+    atype, btype, ctype, dtype = types
+    m, n, k = S.shape_mnk(shape)
+    _, _, kc = S.shape_mnk(kind.compressed)
+    lays = {"a": L.layout_of("mma.sp compressed A", S.operand_a(m, kc, atype)),
+            "b": L.layout_of("mma.sp B", S.operand_b(k, n, btype)),
+            "c": L.layout_of("mma.sp C", S.accumulator(m, n, ctype)),
+            "d": L.layout_of("mma.sp D", S.accumulator(m, n, dtype))}
+    ops = list(ins.operands)
+    if len(ops) != 6 or not isinstance(ops[5], Int):
+        raise CompileError("mma.sp takes d, a, b, c, the metadata register and an immediate "
+                           "sparsity selector")
+    selector = int(ops[5].value)
+    if selector not in kind.selectors:
+        raise CompileError(f"mma.sp .{shape} .{atype}: sparsity selector {selector} is not one of "
+                           f"{', '.join(map(str, kind.selectors))}")
+    regs = {name: fragment_regs(prog, node, ins, lays[name].nregs, f"mma.sp operand {name}")
+            for name, node in zip("dabc", ops)}
+    meta_src = prog.source(ops[4], ".b32", ins)
+    groups = k // 4
+    row = np.arange(m)[:, None]
+    grp = np.arange(groups)[None, :]
+    thread, nibble = S.sparse_metadata_position(kind, atype, selector, row, grp)
+    lane_of = 4 * (row % 8) + thread                       # (rows, groups) lane in the warp
+    shift = (4 * np.broadcast_to(nibble, lane_of.shape)).astype(np.uint64)
+    opts = dict(atype=atype, btype=btype, ctype=ctype, dtype=dtype,
+                satfinite=d.get("satfinite") is not None)
+
+    def body(b, act):
+        t = b.threads(act)
+        nw = len(t) // 32
+        meta = meta_src(b, act).astype(np.uint64).reshape(nw, 32)
+        nib = (meta[:, lane_of] >> shift) & np.uint64(0xF)   # (warps, rows, groups)
+        first, second = (nib & np.uint64(3)).astype(np.int64), (nib >> np.uint64(2)).astype(np.int64)
+        bad = first == second
+        if bad.any():
+            w, r, g = (int(x) for x in np.argwhere(bad)[0])
+            lane = int(lane_of[r, g])
+            raise b.error(E.WarpSyncError, op, int(t[32 * w + lane]),
+                          f"mma.sp metadata of lane {lane} gives both non-zeros of row {r}, K "
+                          f"{4 * g}-{4 * g + 3} the same index {int(first[w, r, g])} "
+                          f"(metadata {int(meta[w, lane]):#010x})",
+                          "two different indices per group (the ISA leaves the result undefined)")
+        mats = {}
+        for name in "abc":
+            lay = lays[name]
+            vals = L.unpack(read_regs(b, regs[name], t), lay.frag)
+            mats[name] = lay.scatter(vals.reshape((-1, 32) + vals.shape[1:]))
+        comp = mats["a"]                                    # (warps, rows, K/2)
+        dense = np.zeros((nw, m, k), comp.dtype)
+        w_ix = np.arange(nw)[:, None, None]
+        r_ix = np.arange(m)[None, :, None]
+        base = 4 * np.arange(groups)[None, None, :]
+        dense[w_ix, r_ix, base + first] = comp[:, :, 0::2]
+        dense[w_ix, r_ix, base + second] = comp[:, :, 1::2]
+        out = mma_math.product(dense, mats["b"], mats["c"], **opts)
+        dd = lays["d"].gather(out)
+        write_regs(b, regs["d"], t, L.pack(dd.reshape((len(t),) + dd.shape[2:]), lays["d"].frag))
     warp_collective(op, body)

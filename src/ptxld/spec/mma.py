@@ -317,3 +317,52 @@ def _swizzled(desc: Descriptor, off):
     addr = desc.start + off
     shifted = addr + 128 * phase
     return swizzle(shifted, desc.swizzle) - 128 * phase if phase else swizzle(addr, desc.swizzle)
+
+
+# ---------------------------------------------------------------- sparse mma (mma.sp)
+
+class SparseKind:
+    """One family of `mma.sp` forms (2:4 sparsity: each group of 4 consecutive K elements of a
+    row of A holds 2 non-zeros). A is given compressed, `rows × K/2`, in the dense fragment of
+    shape `compressed` (m16n8k8 for m16n8k16, ...); B, C, D are the dense fragments. The
+    metadata register of the selected thread(s) of each quad holds, per (row, group), a nibble:
+    bits [1:0] the K index (within the group) of the first compressed element, bits [3:2] that
+    of the second. `selectors`: the sparsity selectors allowed."""
+    __slots__ = ("shape", "ab", "cd", "compressed", "selectors", "min_sm", "min_ptx")
+
+    def __init__(self, shape, ab, cd, compressed, selectors, min_sm=80, min_ptx=(7, 1)):
+        self.shape, self.ab, self.cd, self.compressed = shape, tuple(ab), tuple(cd), compressed
+        self.selectors, self.min_sm, self.min_ptx = tuple(selectors), min_sm, min_ptx
+
+
+SPARSE_KINDS = (
+    SparseKind("m16n8k16", ("f16", "bf16"), ("f16", "f32"), "m16n8k8", range(4)),
+    SparseKind("m16n8k32", ("f16", "bf16"), ("f16", "f32"), "m16n8k16", range(2)),
+    SparseKind("m16n8k32", _INT8, ("s32",), "m16n8k16", range(2)),
+    SparseKind("m16n8k64", _INT8, ("s32",), "m16n8k32", range(1)),
+)
+
+
+def sparse_kind(shape: str, atype: str, btype: str, ctype: str, dtype: str) -> SparseKind | None:
+    for kind in SPARSE_KINDS:
+        if kind.shape == shape and atype in kind.ab and btype in kind.ab \
+                and ctype in kind.cd and dtype in kind.cd:
+            if atype in ("f16", "bf16") and (atype != btype or (atype == "bf16" and ctype != "f32")):
+                continue
+            return kind
+    return None
+
+
+def sparse_metadata_position(kind: SparseKind, atype: str, selector: int, row, group):
+    """(thread within the quad of row % 8, nibble) whose metadata describes `group` (K elements
+    4·group..4·group+3) of `row` — as an H200 shows (tests/kernels/data/sparse_maps_h200*.json;
+    the PTX ISA gives these maps as figures):
+    16-bit types: one thread (selector F) for K = 16, nibble group + 4·(row ≥ 8); for K = 32 the
+    pair 2F, 2F+1, the second for groups 4-7, nibble group % 4 + 4·(row ≥ 8).
+    8-bit types: thread 2F + (row ≥ 8) + 2·(group // 8), nibble group % 8."""
+    low = row // 8          # 0 for rows 0-7, 1 for rows 8-15
+    if atype in ("f16", "bf16"):
+        if kind.shape == "m16n8k16":
+            return selector + 0 * row, group + 4 * low
+        return 2 * selector + group // 4, group % 4 + 4 * low
+    return 2 * selector + low + 2 * (group // 8), group % 8
