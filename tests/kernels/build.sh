@@ -41,6 +41,7 @@ matrix_gemm           $PROGRAM_ARCHS
 matrix_fragments      $PROGRAM_ARCHS
 matrix_sm90           sm_90
 matrix_wgmma          sm_90a
+matrix_sparse         $PROGRAM_ARCHS
 "
 
 rm -rf ptx

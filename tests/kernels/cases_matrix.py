@@ -246,6 +246,28 @@ add(name="mma_e4m3_e5m2", source="matrix_sm90.cu", entry="mma_e4m3_e5m2", grid=(
     reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_fp8_inputs())])
 
 
+# ---- matrix_sparse.cu: mma.sp with 2:4-sparse A ------------------------------------------------
+
+def _sparse_inputs(lo: int, hi: int):
+    """A (GM x 32) with two non-zeros or fewer in every group of four K elements; Bt (GN x 32)."""
+    r = _rng()
+    a = r.integers(lo, hi, (GM, 32))
+    for row in range(GM):
+        for g in range(8):
+            drop = r.choice(4, 2, replace=False)
+            a[row, 4 * g + drop] = 0
+    return a, r.integers(lo, hi, (GN, 32))
+
+
+add(name="mma_sp_f16", source="matrix_sparse.cu", entry="mma_sp_f16", grid=(GN // 8, GM // 16), block=32,
+    outputs=[2], make_args=lambda: [*(x.astype(np.float16).ravel() for x in _sparse_inputs(-3, 4)),
+                                    np.zeros(GM * GN, np.float32), np.int32(GN)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_sparse_inputs(-3, 4))])
+add(name="mma_sp_s8", source="matrix_sparse.cu", entry="mma_sp_s8", grid=(GN // 8, GM // 16), block=32,
+    outputs=[2], make_args=lambda: [*(x.astype(np.int8).ravel() for x in _sparse_inputs(-128, 128)),
+                                    np.zeros(GM * GN, np.int32), np.int32(GN)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.int32).ravel())(*_sparse_inputs(-128, 128))])
+
 # ---- matrix_wgmma.cu (sm_90a): shared-memory layouts placed by the threads, no TMA --------------
 
 def _wg_inputs(k: int, lo: int = -3, hi: int = 4):
