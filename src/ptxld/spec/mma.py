@@ -141,7 +141,7 @@ MMA_KINDS = (
     MmaKind("m8n8k32", _INT4, ("s32",), 75, (6, 5)),
     MmaKind("m16n8k32", _INT4, ("s32",), 80, (7, 0)),
     MmaKind("m16n8k64", _INT4, ("s32",), 80, (7, 0)),
-    MmaKind("m8n8k128", ("b1",), ("s32",), 75, (6, 5)),
+    MmaKind("m8n8k128", ("b1",), ("s32",), 75, (7, 0), "ptxas 13.0 wants PTX ISA 7.0"),
     MmaKind("m16n8k128", ("b1",), ("s32",), 80, (7, 0)),
     MmaKind("m16n8k256", ("b1",), ("s32",), 80, (7, 0)),
     MmaKind("m16n8k16", _FP8, ("f16", "f32"), 89, (8, 7)),
@@ -165,8 +165,9 @@ def mma_kind(shape: str, atype: str, btype: str, ctype: str, dtype: str) -> MmaK
     for kind in MMA_KINDS:
         if kind.shape == shape and atype in kind.ab and btype in kind.ab \
                 and ctype in kind.cd and dtype in kind.cd:
-            if kind.ab == _F16 and kind.shape != "m8n8k4" and ctype != dtype:
-                continue                 # only m8n8k4 mixes f16 and f32 accumulators
+            if ctype != dtype and not (kind.shape == "m8n8k4" and kind.ab == _F16
+                                       and (dtype, ctype) == ("f32", "f16")):
+                continue                 # only m8n8k4 .f16 mixes: .f32 D from .f16 C
             return kind
     return None
 
@@ -181,6 +182,12 @@ QUADPAIR_RULES = {
     ("c", "f16"): "row = i + 4h, col = x",
     ("c", "f32"): "row = (lane & 1) + (x & 2) + 4h, col = (x & 4) + (lane & 2) + (x & 1)",
 }
+
+
+def mma_type_combinations(kind: MmaKind) -> list[tuple[str, str, str, str]]:
+    """Every (dtype, atype, btype, ctype) ptxas 13.0 takes for a kind."""
+    return [(d, a, b, c) for a in kind.ab for b in kind.ab for c in kind.cd for d in kind.cd
+            if mma_kind(kind.shape, a, b, c, d) is kind]
 
 
 def mma_fragments(shape: str, atype: str, btype: str, ctype: str, dtype: str,

@@ -28,6 +28,40 @@ _MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u
               ".s32", ".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1", ".ue8m0", ".ue4m3")
 
 
+def _mma_forms() -> tuple[Form, ...]:
+    """One form per (shape, dtype, atype, btype, ctype) of `M.MMA_KINDS`, with its gate; layouts
+    .row.col except m8n8k4 .f16 (any), .satfinite for the integer types, .rnd for .f64, the
+    required .xor/.and + .popc for .b1 (`.and` from sm_80, PTX ISA 7.1); FP8 with .f16
+    accumulators from PTX ISA 8.7 (all measured with ptxas 13.0)."""
+    out = []
+    for kind in M.MMA_KINDS:
+        layouts = ".alayout.blayout" if kind.shape == "m8n8k4" and kind.ab == ("f16",) else ".row.col"
+        for d, a, b, c in M.mma_type_combinations(kind):
+            gate = Gate(kind.min_ptx, kind.min_sm, f"mma .{kind.shape} .{a}",
+                        f"mma.sync .{kind.shape} with .{a}: PTX ISA {kind.min_ptx[0]}.{kind.min_ptx[1]}, "
+                        f"sm_{kind.min_sm}.")
+            if a in ("e4m3", "e5m2") and d == "f16":
+                gate = Gate((8, 7), 89, "mma FP8 with .f16 accumulators",
+                            "mma.sync FP8 with .f16 accumulators: PTX ISA 8.7, sm_89.")
+            types = f".{d}.{a}.{b}.{c}"
+            base = f".sync.aligned.{kind.shape}{layouts}"
+            if a in ("s8", "u8", "s4", "u4"):
+                out.append(Form(base + "{.satfinite}" + types, "d, a, b, c", gate=gate))
+            elif a == "f64":
+                out.append(Form(base + "{.rnd}" + types, "d, a, b, c", gate=gate))
+            elif a == "b1":
+                out.append(Form(base + types + ".xor.popc", "d, a, b, c", gate=gate))
+                out.append(Form(base + types + ".and.popc", "d, a, b, c",
+                                gate=gate.join(Gate((7, 1), 80, "mma .and.popc"))))
+            else:
+                out.append(Form(base + types, "d, a, b, c", gate=gate))
+    # sm_120 `.kind::` forms (block scaling, new types): vocabulary only, operands not checked
+    out.append(Form(".sync.aligned.shape.row.col.kind{.block_scale}{.scale_vec}.dtype.atype.btype.ctype{.stype}",
+                    "d, a, b, c{, x1, x2, x3, x4}", gate=Gate((8, 7), 120, "mma .kind",
+                                                              "mma .kind::*: PTX ISA 8.7, sm_120a.")))
+    return tuple(out)
+
+
 def _wgmma_shapes(k_factor: int = 1) -> tuple[str, ...]:
     """Every .m64nNkK (the sparse forms, k_factor 2, have twice the K of the dense ones)."""
     out = set()
@@ -90,7 +124,10 @@ RECORDS = (
         Group("dtype", _MMA_TYPES), Group("atype", _MMA_TYPES), Group("btype", _MMA_TYPES),
         Group("ctype", _MMA_TYPES), Group("stype", _MMA_TYPES),
         Group("bitop", (".xor", ".and")), Group("popc", (".popc",)),
-    )),
+    ), forms=_mma_forms(), operands={
+        "d": "=vec", "a": "vec", "b": "vec", "c": "vec",
+        "x1": "reg|vec|imm", "x2": "reg|vec|imm", "x3": "reg|vec|imm", "x4": "reg|vec|imm",
+    }),
     _sparse_mma("mma.sp"),
     _sparse_mma("mma.sp::ordered_metadata"),
 
