@@ -81,3 +81,59 @@ def test_verdicts_agree_with_ptxas():
             disagree.append(f"{name}: ptxas {'accepts' if rc == 0 else 'refuses'} ({msg.strip()[:120]}), "
                             f"ptxld {'clean' if not _errors(ptx) else 'errors'}")
     assert not disagree, "\n".join(disagree)
+
+
+# ---- wgmma.mma_async ------------------------------------------------------------------------------
+
+def _wgmma_kernel(opcode: str, dtype: str, nd: int, a_regs: int, tail: str, target: str = "sm_90a") -> str:
+    dreg = "%f" if dtype == "f32" else "%r"
+    a = _regs(a_regs, "%r", 200) if a_regs else "%rd1"
+    return (f".version 8.7\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n"
+            ".reg .b32 %r<256>;\n.reg .f32 %f<256>;\n.reg .b64 %rd<4>;\n.reg .pred %p;\n"
+            f"{opcode} {_regs(nd, dreg, 0)}, {a}, %rd2{tail};\nret;\n}}\n")
+
+
+def _wgmma_cases():
+    out = []
+    for atype, k in spec.WGMMA_K.items():
+        ns = spec.wgmma_n_values(atype)
+        btype = {"e4m3": "e5m2", "s8": "u8"}.get(atype, atype)
+        for dtype in spec.WGMMA_ACC[atype]:
+            for n in (ns[0], ns[len(ns) // 2], ns[-1]):
+                nd = n // 2 if dtype != "f16" else n // 4
+                op = f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dtype}.{atype}.{btype}" + (
+                    ".and.popc" if atype == "b1" else "")
+                tail = {"f16": ", %p, 1, -1, 0, 1", "bf16": ", %p, 1, -1, 0, 1"}.get(atype, ", 1, 1, 1")
+                if atype in ("s8", "u8", "b1"):
+                    tail = ", 1"
+                name = f"m64n{n}k{k}.{dtype}.{atype}"
+                out.append((name, _wgmma_kernel(op, dtype, nd, 0, tail), True))
+                out.append((name + "-sm_90", _wgmma_kernel(op, dtype, nd, 0, tail, "sm_90"), False))
+                out.append((name + "-extra-imm", _wgmma_kernel(op, dtype, nd, 0, tail + ", 1"), False))
+                if atype in ("f16", "bf16"):
+                    out.append((name + "-regs-a", _wgmma_kernel(op, dtype, nd, 4, ", !%p, 1, 1, 1"), True))
+            if atype in ("s8", "b1"):
+                bad = op.replace(f"m64n{ns[-1]}", "m64n40")
+                out.append((f"m64n40k{k}.{atype}", _wgmma_kernel(bad, "s32", 20, 0, ", 1"), False))
+    out.append(("bf16-f16-accumulator", _wgmma_kernel("wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16",
+                                                      "f16", 2, 0, ", 1, 1, 1, 0, 0"), False))
+    return out
+
+
+WGMMA_CASES = _wgmma_cases()
+
+
+@pytest.mark.parametrize("name,ptx,ok", WGMMA_CASES, ids=[c[0] for c in WGMMA_CASES])
+def test_wgmma_forms(name, ptx, ok):
+    assert (not _errors(ptx)) == ok, [d.message for d in _errors(ptx)]
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not on PATH")
+def test_wgmma_verdicts_agree_with_ptxas():
+    disagree = []
+    for name, ptx, ok in WGMMA_CASES[::4]:
+        rc, msg = assemble(ptx)
+        if (rc == 0) != ok:
+            disagree.append(f"{name}: ptxas {'accepts' if rc == 0 else 'refuses'}: {msg.strip()[:160]}")
+    assert not disagree, "\n".join(disagree)

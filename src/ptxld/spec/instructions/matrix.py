@@ -62,6 +62,33 @@ def _mma_forms() -> tuple[Form, ...]:
     return tuple(out)
 
 
+def _wgmma_forms() -> tuple[Form, ...]:
+    """wgmma.mma_async per operand type: the .m64nNkK shapes of `M.wgmma_n_values`, the
+    accumulators of `M.WGMMA_ACC`, and the operand list (16-bit types take imm-trans for A and B,
+    or for B alone when A is in registers; tf32 and FP8 only imm-scale-a/b; integers and b1
+    only scale-d) — measured with ptxas 13.0."""
+    out = []
+    for atype, k in M.WGMMA_K.items():
+        shapes = {"shape": tuple(f".m64n{n}k{k}" for n in M.wgmma_n_values(atype))}
+        family = {"e4m3": ("e4m3", "e5m2"), "e5m2": ("e4m3", "e5m2"), "s8": ("s8", "u8"),
+                  "u8": ("s8", "u8")}.get(atype, (atype,))
+        for btype in family:
+            for dtype in M.WGMMA_ACC[atype]:
+                types = f".{dtype}.{atype}.{btype}"
+                if atype in ("f16", "bf16"):
+                    out.append(Form(".sync.aligned.shape" + types, "d, a, b, scale_d, imm_a, imm_b, trans_a, trans_b",
+                                    where=shapes))
+                    out.append(Form(".sync.aligned.shape" + types, "d, av, b, scale_d, imm_a, imm_b, trans_b",
+                                    where=shapes))
+                elif atype in ("tf32", "e4m3", "e5m2"):
+                    out.append(Form(".sync.aligned.shape" + types, "d, a, b, scale_d, imm_a, imm_b", where=shapes))
+                elif atype == "b1":
+                    out.append(Form(".sync.aligned.shape" + types + ".and.popc", "d, a, b, scale_d", where=shapes))
+                else:
+                    out.append(Form(".sync.aligned.shape{.satfinite}" + types, "d, a, b, scale_d", where=shapes))
+    return tuple(out)
+
+
 def _wgmma_shapes(k_factor: int = 1) -> tuple[str, ...]:
     """Every .m64nNkK (the sparse forms, k_factor 2, have twice the K of the dense ones)."""
     out = set()
@@ -143,7 +170,10 @@ RECORDS = (
         Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
         Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
         Group("satfinite", (".satfinite",)), Group("bitop", (".and",)), Group("popc", (".popc",)),
-    ), gate=_WGMMA),
+    ), forms=_wgmma_forms(), operands={
+        "d": "=vec", "a": "reg|vec", "av": "vec", "b": "reg", "scale_d": "npred|imm",
+        "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm",
+    }, gate=_WGMMA),
     InstructionSpec("wgmma.mma_async.sp", "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)", _SYNC + (
         Group("shape", _wgmma_shapes(2)),
         Group("dtype", (".f16", ".f32", ".s32")),
