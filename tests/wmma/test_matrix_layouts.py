@@ -126,3 +126,10 @@ def test_describe_ldmatrix_and_movmatrix():
     assert "Transposes" in text
     svg = fragments_svg("t", describe("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16")[1])
     assert svg.startswith("<svg") and ET.fromstring(svg) is not None
+
+
+def test_explain_mma_sp_names_the_metadata_threads():
+    text, lays = describe("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")
+    # 8-bit types: thread 2F + (row >= 8) holds a whole row's 8 nibbles (H200 record)
+    assert "row g: K0-3: T0 [3:0]" in text and "row g+8: K0-3: T1 [3:0]" in text
+    assert lays["a"].nregs == 2

@@ -13,7 +13,8 @@ from ptxld.wmma.errors import WmmaError
 from ptxld.wmma.render import lane_colour
 
 #: instruction names this module explains
-EXPLAINED = frozenset({"mma", "ldmatrix", "stmatrix", "movmatrix", "wgmma.mma_async"})
+EXPLAINED = frozenset({"mma", "mma.sp", "mma.sp::ordered_metadata", "ldmatrix", "stmatrix",
+                       "movmatrix", "wgmma.mma_async"})
 
 
 def _t(d, group: str) -> str | None:
@@ -99,6 +100,38 @@ def _mma(d, target: str) -> tuple[str, dict]:
     return "\n".join(lines), {m_: lays[m_] for m_ in ("a", "b", "d")}
 
 
+def _mma_sp(d) -> tuple[str, dict]:
+    shape = _t(d, "shape")
+    types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
+    kind = spec.sparse_kind(shape, *types) if shape else None
+    if kind is None:
+        raise WmmaError(f"`{d.opcode}`: no such mma.sp form explained here (f16/bf16 m16n8k16/k32, "
+                        "s8/u8 m16n8k32/k64)")
+    atype, btype, ctype, dtype = types
+    m, n, k = spec.shape_mnk(shape)
+    kc = spec.shape_mnk(kind.compressed)[2]
+    comp = M.layout_of("compressed A", spec.operand_a(m, kc, atype))
+    lines = [d.opcode, "",
+             f"D ({m}×{n} .{dtype}) = A ({m}×{k} .{atype}, 2:4 sparse) · B ({k}×{n} .{btype}) + C, by a warp. "
+             f"A is given compressed ({m}×{kc}: the two kept elements of every group of four K "
+             f"elements, in K order), in the registers of a dense .{kind.compressed} A; the metadata "
+             "register says where each kept element sits in its group: per (row, group) a nibble, "
+             "bits 1:0 the first index, bits 3:2 the second. The sparsity selector (an immediate, "
+             f"{', '.join(map(str, kind.selectors))}) picks which thread(s) of each quad hold it.",
+             f"Requires sm_{kind.min_sm} or later and PTX ISA {kind.min_ptx[0]}.{kind.min_ptx[1]}.",
+             "", fragment_table(comp, f"compressed A: {comp.nregs} register(s) per lane, {_per_register(comp.frag)}; "
+                                      "cells: (row, compressed column)"),
+             "metadata (selector 0): (row, K range) -> thread of the quad, bits"]
+    for r in (0, 8):
+        cells = []
+        for g in range(k // 4):
+            t, nib = spec.sparse_metadata_position(kind, atype, 0, r, g)
+            cells.append(f"K{4 * g}-{4 * g + 3}: T{t} [{4 * nib + 3}:{4 * nib}]")
+        lines.append(f"  row {'g' if r == 0 else 'g+8'}: " + ", ".join(cells))
+    lines.append("  (selector F adds F to the thread for K = 16 with 16-bit types, 2F otherwise)")
+    return "\n".join(lines) + "\n", {"a": comp}
+
+
 def _matrix_load(d, name: str) -> tuple[str, dict]:
     shape, typ = _t(d, "shape"), _t(d, "type")
     if name != "movmatrix" and (shape != "m8n8" or typ != "b16"):
@@ -156,6 +189,8 @@ def describe(opcode: str, target: str = "sm_90") -> tuple[str, dict]:
         raise WmmaError(f"`{d.opcode}`: unknown modifier(s) {', '.join(o[0] for o in d.others)}")
     if d.name == "mma":
         return _mma(d, target)
+    if d.name.startswith("mma.sp"):
+        return _mma_sp(d)
     if d.name in ("ldmatrix", "stmatrix", "movmatrix"):
         return _matrix_load(d, d.name)
     if d.name == "wgmma.mma_async":
