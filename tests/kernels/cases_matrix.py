@@ -322,4 +322,9 @@ add(name="wgmma_tf32_sw128", source="matrix_wgmma.cu", entry="wgmma_tf32_sw128",
     make_args=lambda: [*(x.astype(np.float32).ravel() for x in _wg_inputs(32)), np.zeros(64 * 16, np.float32)],
     reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_wg_inputs(32))])
 
+add(name="mma_m8n8k4_f16_colrow", source="matrix_gemm.cu", entry="mma_m8n8k4_f16_colrow", grid=1, block=32,
+    make_args=lambda: [x.astype(np.float16).ravel() for x in _qp_inputs()] + [np.zeros(256, np.float16)],
+    outputs=[2], reference=lambda args: [
+        (lambda a, bt: np.einsum("qik,qjk->qij", a, bt).astype(np.float16).ravel())(*_qp_inputs())])
+
 CASES_MATRIX_BY_NAME = {c.name: c for c in CASES_MATRIX}

@@ -180,3 +180,24 @@ extern "C" __global__ void mma_m8n8k4_f16(const __half* A, const __half* Bt, flo
     D[q * 64 + row * 8 + col] = d[x];
   }
 }
+
+// m8n8k4 .f16 with A .col, B .row and .f16 accumulators: lane (i = lane % 4, h = lane / 16) of
+// quadpair q holds A column i (rows 4h..4h+3), B row i (columns 4h..4h+3), and D row i + 4h
+// (columns 0-7, four .f16x2 registers). A: 4 x 8 x 4 (row-major per product), Bt: 4 x 8 x 4
+// (B transposed), D: 4 x 8 x 8 halves.
+extern "C" __global__ void mma_m8n8k4_f16_colrow(const __half* A, const __half* Bt, __half* D) {
+  int lane = threadIdx.x, q = (lane >> 2) & 3, i = lane & 3, h = lane >> 4;
+  const __half* Aq = A + q * 32;          // A[m][k] at m * 4 + k
+  const __half* Bq = Bt + q * 32;         // B[k][n] = Bt[n][k] at n * 4 + k
+  __half2 a01 = __halves2half2(Aq[(4 * h + 0) * 4 + i], Aq[(4 * h + 1) * 4 + i]);
+  __half2 a23 = __halves2half2(Aq[(4 * h + 2) * 4 + i], Aq[(4 * h + 3) * 4 + i]);
+  __half2 b01 = __halves2half2(Bq[(4 * h + 0) * 4 + i], Bq[(4 * h + 1) * 4 + i]);
+  __half2 b23 = __halves2half2(Bq[(4 * h + 2) * 4 + i], Bq[(4 * h + 3) * 4 + i]);
+  uint32_t a[2] = {*reinterpret_cast<uint32_t*>(&a01), *reinterpret_cast<uint32_t*>(&a23)};
+  uint32_t b[2] = {*reinterpret_cast<uint32_t*>(&b01), *reinterpret_cast<uint32_t*>(&b23)};
+  uint32_t d[4] = {0, 0, 0, 0};
+  asm volatile("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16 {%0,%1,%2,%3}, {%4,%5}, {%6,%7}, {%0,%1,%2,%3};\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]));
+  uint32_t* row = reinterpret_cast<uint32_t*>(D + q * 64 + (i + 4 * h) * 8);
+  for (int x = 0; x < 4; ++x) row[x] = d[x];
+}
