@@ -62,4 +62,23 @@ DIVERGENCES: tuple[Divergence, ...] = (
         lambda o: o.ptxas_verdict == "accept" and bool(o.errors)
         and all("special register" in d.message for d in o.errors),
     ),
+    Divergence(
+        "mma-kind-vocabulary",
+        "mma .kind:: forms (sm_120 block scaling) checked for vocabulary and target only",
+        "The records know the qualifiers of the sm_120 `mma ... .kind::f8f6f4/.mxf4/...` forms and "
+        "their target, not yet which type combinations each kind takes; ptxld accepts what ptxas "
+        "refuses as \"Unexpected instruction types\" there.",
+        "isa.mma.forms cases with .kind::, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors and ".kind::" in o.case.focus
+        and _ptxas_says(o, "Unexpected instruction types"),
+    ),
+    Divergence(
+        "mma-int4-extra-qualifier",
+        "a stray type or .xor on mma with .s4/.u4",
+        "ptxas 13.0 ignores a fifth type or a `.xor` written on the 4-bit integer `mma.sync` forms "
+        "(m8n8k32, m16n8k32, m16n8k64); the PTX ISA has no such form and ptxld reports it.",
+        "isa.mma.mutations, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.focus.startswith("mma")
+        and (".s4." in o.case.focus or ".u4." in o.case.focus),
+    ),
 )

@@ -448,6 +448,11 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
                         "vector: a brace list or a `.v2`/`.v4` register", "vector expected"))
             continue
+        if kind == "vec" and role.count is not None and role.count.isdigit() \
+                and len(op.items) != int(role.count):
+            out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` takes "
+                        f"{role.count} register(s), not {len(op.items)}", "vector size"))
+            continue
         if kind == "vec" and role.type is None and role.count is None:
             # pack/unpack: the elements' sizes add up to the instruction's type
             size = _packed_bits(c, ins, op)
