@@ -82,7 +82,6 @@ _CHECKER_PENDING = pytest.mark.xfail(
     "rules-as-units restructure (issue 10, item 3); remove this mark when it lands")
 
 
-@_CHECKER_PENDING
 def test_no_import_cycles():
     mods = _modules()
     edges: dict[str, set] = {}

@@ -200,10 +200,10 @@ def rules_cmd(fmt):
     if fmt == "json":
         import json
         click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
-                                "seed_only": r.seed_only, "summary": r.summary, "section": r.section}
+                                "isa_only": r.isa_only, "summary": r.summary, "section": r.section}
                                for r in rules], indent=2))
         return
     for r in rules:
-        sev = r.severity + ("*" if r.seed_only else "")
+        sev = r.severity + ("*" if r.isa_only else "")
         click.echo(f"{r.code}  {sev:<8} {r.name:<36} {r.summary}")
     click.echo("\n* a warning by default (ptxas accepts it); an error with `ptxld check --strict`")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..spec import ld as LD
 from .context import Checker, fmt_version
+from .registry import Example, Rule, Trigger, rule
 
 
 def ld_features(m) -> list[tuple[str, tuple[int, int]]]:
@@ -14,7 +15,32 @@ def ld_features(m) -> list[tuple[str, tuple[int, int]]]:
                        opcode_span=(ins.opcode_start, ins.opcode_start + len(ins.opcode)))
 
 
-def check_ld_gates(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0601", "needs-newer-ptx", "error",
+         "the feature needs a newer PTX ISA version than the module's `.version`",
+         "PTX ISA Notes of ld, ld.global.nc, wmma.load",
+         "Each feature's PTX ISA note (e.g. Support for .level::cache_hint ... introduced in PTX ISA "
+         "version 7.4).",
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;", version="7.0", target="sm_80"),
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;", version="7.4", target="sm_80"),
+         ptxas="error: Feature ... requires PTX ISA .version 7.4 or later"),
+    Rule("PTX0602", "needs-newer-target", "error",
+         "the feature needs a newer target than the module's `.target`",
+         "Target ISA Notes of ld, ld.global.nc, wmma.load",
+         "Each feature's target note (e.g. Support for .L2::256B and .L2::cache_hint qualifiers "
+         "requires sm_80 or higher).",
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;", version="7.4", target="sm_75"),
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;", version="7.4", target="sm_80"),
+         ptxas="error: Modifier '.L2::cache_hint' requires .target sm_80 or higher"),
+    Rule("PTX0603", "seed-gate-not-enforced", "warning",
+         "the seed states a version/target requirement that ptxas 13.0 does not enforce",
+         "PTX/Target ISA Notes of ld; ptxas-vs-seeds A3, A10",
+         "Sub-qualifier ::cta requires sm_30 or higher; Support for .unified qualifier requires sm_90 "
+         "(and PTX 8.0) — ptxas accepts ::cta on sm_20 and a register .unified address anywhere.",
+         Example(body="ld.global.u32 %r1, [%rd0].unified;", version="7.0", target="sm_80"),
+         Example(body="ld.global.u32 %r1, [%rd0];", version="7.0", target="sm_80"),
+         ptxas="accepted", isa_only=True))
+def check_ld_gates(c: Checker, ins, m) -> None:
     for key, (s, e) in ld_features(m):
         gate = LD.GATES[key]
         extra = ["ld.global.nc: " + LD.GATES["nc.prefetch"].note] if key == ".L2::256B" and m.nc else []

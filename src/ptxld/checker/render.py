@@ -165,11 +165,11 @@ def render_sarif(results: list[tuple[str, list[Diagnostic]]]) -> str:
     driver_rules = [{
         "id": r.code, "name": r.name,
         "shortDescription": {"text": r.summary},
-        "fullDescription": {"text": r.seed},
+        "fullDescription": {"text": r.quote},
         "helpUri": f"https://github.com/ptxld/ptxld/blob/main/docs/rules/{r.code}.md",
         "help": {"text": f"{r.summary}. Source: {r.section}.", "markdown": f"**{r.summary}** — {r.section}"},
         "defaultConfiguration": {"level": _LEVEL[r.severity]},
-        "properties": {"seed_only": r.seed_only, "section": r.section},
+        "properties": {"isa_only": r.isa_only, "section": r.section},
     } for r in rules]
     out = []
     for name, diags in results:

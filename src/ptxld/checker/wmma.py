@@ -6,6 +6,7 @@ from ..spec import wmma as W
 from .context import Checker, reg_type
 from .gates import check_wmma_gates
 from .operands import check_address
+from .registry import WMMA_SECTION, Example, Rule, Trigger, reports, rule
 
 _REQUIRED = (("matrix", "a matrix `.a`, `.b` or `.c`"), ("sync", "`.sync`"), ("layout", "a layout `.row`/`.col`"),
              ("shape", "a shape such as `.m16n16k16`"), ("type", "an element type such as `.f16`"))
@@ -15,6 +16,101 @@ _PTXAS_INTERNAL = {("m16n16k8", "c", "f16"), ("m8n8k32", "c", "f16"), ("m8n8k128
 _WMMA_SPACES = frozenset(W.STATE_SPACES)
 
 
+@rule(Trigger.WMMA_LOAD,
+    Rule("PTX0501", "wmma-qualifier", "error",
+         "a qualifier that `wmma.load` does not have, or one given twice",
+         WMMA_SECTION + ", Syntax",
+         "wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride};",
+         Example(body="wmma.load.a.sync.aligned.row.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         ptxas="error: layout modifier required for instruction 'wmma.load.a'"),
+    Rule("PTX0502", "wmma-qualifier-missing", "error",
+         "`wmma.load` needs a matrix, `.sync`, a layout, a shape and a type",
+         WMMA_SECTION + ", Syntax",
+         "The mutually exclusive qualifiers .a, .b and .c ...; the mandatory .sync qualifier ...; "
+         ".layout; .shape; .type.",
+         Example(body="wmma.load.a.sync.aligned.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         ptxas="error: layout modifier required for instruction 'wmma.load.a'"),
+    Rule("PTX0503", "wmma-aligned", "error",
+         "`.aligned` is required from PTX ISA 6.3 on and not allowed before it",
+         WMMA_SECTION + "; ptxas-vs-seeds B10",
+         "The mandatory .aligned qualifier indicates that all threads in the warp must execute the "
+         "same wmma.load instruction (mandatory from PTX 6.3; ptxas rejects it before 6.3).",
+         Example(body="wmma.load.a.sync.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         ptxas="error: .aligned modifier required for instruction 'wmma.load.a'"),
+    Rule("PTX0504", "wmma-fragment-unknown", "error",
+         "no such (shape, matrix, type) combination",
+         WMMA_SECTION + ", Syntax",
+         "The .atype/.btype/.ctype sets of each shape (f16, bf16, tf32, f64, sub-byte, single-bit loads).",
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         Example(body="wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0];"),
+         ptxas="error: Illegal type for wmma.load.a"),
+    Rule("PTX0505", "wmma-layout", "error",
+         "sub-byte and single-bit A must be `.row`, B must be `.col`",
+         WMMA_SECTION + ", Syntax (sub-byte and single-bit loads)",
+         "wmma.load.a.sync.aligned.row.shape... / wmma.load.b.sync.aligned.col.shape... for .s4/.u4/.b1.",
+         Example(body="wmma.load.a.sync.aligned.col.m8n8k32.s4 {%r0}, [%rd0];"),
+         Example(body="wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r0}, [%rd0];"),
+         ptxas="error: Illegal alayout '.col' for instruction 'wmma.load.a'"),
+    Rule("PTX0506", "wmma-state-space", "error",
+         "`wmma.load` reads only `.global` or `.shared{::cta}` (or generic addresses)",
+         WMMA_SECTION + ", Description",
+         "wmma.load operation may be used only with .global and .shared spaces and with generic "
+         "addressing; .ss = {.global, .shared{::cta}}.",
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.const.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [cbuf];"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [gbuf];"),
+         ptxas="error: State space incorrect for instruction 'wmma.load.a'"),
+    Rule("PTX0507", "wmma-fragment-size", "error",
+         "the fragment has the wrong number of registers",
+         "PTX ISA 9.7.14.4.1 (Matrix Fragments for WMMA)",
+         "The destination operand r is a brace-enclosed vector expression that can hold the fragment; "
+         "ptxas 13.0 also takes a `.v2/.v4/.v8` qualifier only when it equals the fragment's register "
+         "count (measured on every fragment).",
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3}, [%rd0];"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         ptxas="error: Argument vector size mismatch for instruction 'wmma.load.a'"),
+    Rule("PTX0508", "wmma-register-class", "error",
+         "fragment registers of a type the fragment cannot use",
+         "PTX ISA 9.7.14.4.1 (Matrix Fragments for WMMA); ptxas-vs-seeds E",
+         "Measured classes: f16 .b32/.f16x2; bf16, tf32 .b32; s8/u8, s32 .b32/.s32/.u32; f32 .b32/.f32; "
+         "f64 .f64/.b64; s4/u4/b1 any 32-bit class.",
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0];"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         ptxas="error: Arguments mismatch for instruction 'wmma.load.a'"),
+    Rule("PTX0509", "wmma-stride-operand", "error",
+         "the stride must be a 32-bit integer register or an immediate",
+         WMMA_SECTION + ", Description",
+         "stride is an optional 32-bit integer operand.",
+         Example(body="wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0], %rd1;"),
+         Example(body="wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0], %r1;"),
+         ptxas="error: Arguments mismatch for instruction 'wmma.load.c'"),
+    Rule("PTX0510", "wmma-outside-seed", "warning",
+         "accepted by ptxas but not part of the seed's `wmma.load`",
+         WMMA_SECTION + "; ptxas-vs-seeds A11, A12",
+         "The seed's grammar has no .v2/.v4/.v8, no sink in the fragment, a 32-bit stride, and .ctype "
+         ".s32 only for .m8n8k32/.m8n8k128; ptxas 13.0 accepts all of these (.vN when N is the "
+         "fragment's register count and N elements fit in 128 bits).",
+         Example(body="wmma.load.c.sync.aligned.row.m8n8k32.f32 {%f0, %f1}, [%rd0];"),
+         Example(body="wmma.load.c.sync.aligned.row.m8n8k32.s32 {%r0, %r1}, [%rd0];"),
+         ptxas="accepted", isa_only=True),
+    Rule("PTX0511", "wmma-stride-too-small", "warning",
+         "an immediate stride below the matrix's leading dimension",
+         "PTX ISA 9.7.14.4.2 (Matrix Storage for WMMA)",
+         "Specifying a value lower than the default value results in undefined behavior.",
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0], 8;"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0], 32;"),
+         ptxas="accepted (undefined behaviour)", isa_only=True),
+    Rule("PTX0512", "wmma-stride-alignment", "warning",
+         "an immediate stride that misaligns the start of rows (columns)",
+         "PTX ISA 9.7.14.4.2 (Matrix Storage for WMMA)",
+         "The start address of every row (column) must be aligned to the fragment size in bytes; "
+         "misalignment is undefined behaviour.",
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0], 20;"),
+         Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0], 32;"),
+         ptxas="accepted (undefined behaviour)", isa_only=True),
+    also=("PTX0209", "PTX0216", "PTX0221", "PTX0302", "PTX0303", "PTX0305", "PTX0314", "PTX0307", "PTX0308", "PTX0309", "PTX0310", "PTX0312", "PTX0315", "PTX0601", "PTX0602"))
 def check_wmma_load(c: Checker, ins, m) -> None:
     q = m.quals
     for text, s, e in m.unknown:
