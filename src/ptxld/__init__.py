@@ -26,11 +26,15 @@ def format(source: str) -> str:  # noqa: A001 - the contract's name
     return format_module(_parse(source))
 
 
-def check(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
-    """Everything `ptxld check` reports for this text, sorted by position."""
+def check(source: str, *, filename: str = "<string>", strict: bool = False, select=None,
+          ignore=None) -> list[Diagnostic]:
+    """Everything `ptxld check` reports for this text, sorted by position. `select`/`ignore`:
+    rule codes or prefixes (`["PTX02"]`, `["PTX0203"]`), most specific wins, as on the command
+    line; `// ptxld: ignore[...]` comments in the text are honoured. Configuration files are
+    not read (the command line reads them)."""
     # the checker only when checking, for start-up time
     from .checker import check_source
-    return check_source(source, filename=filename, strict=strict)
+    return check_source(source, filename=filename, strict=strict, select=select, ignore=ignore)
 
 
 def __getattr__(name: str):

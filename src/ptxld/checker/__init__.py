@@ -10,26 +10,36 @@ from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
 from ..ptx.syntax import operand_errors
 # the rule modules: each registers its checking functions and their rules on import
-from . import header, names, ld, gates, operands, records, wmma  # noqa: F401 (in this order)
+from . import header, names, ld, gates, operands, records, wmma, suppress  # noqa: F401 (in this order)
 from .context import Checker
 from .operands import _STORE_LIKE
 from .records import has_record_rules
 from .registry import RULES, Rule, Trigger, all_rules
+from .selection import SelectionError, enabled_codes, is_enabled
+from .suppress import apply_suppressions, codes_to_run
 from ..spec.decode import decode
 from ..spec.opcodes import MNEMONICS
 
-__all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
+__all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules", "SelectionError"]
 
 
-def check_source(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
-    """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises."""
-    return capped(diagnose(source, filename=filename, strict=strict), filename)
+def check_source(source: str, *, filename: str = "<string>", strict: bool = False,
+                 select=None, ignore=None) -> list[Diagnostic]:
+    """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises
+    on bad PTX. `select`/`ignore`: rule codes or prefixes (`PTX02`), as `ptxld check --select`
+    reads them (a `SelectionError` names one that selects no rule); `// ptxld: ignore[...]`
+    comments in the text silence what they name."""
+    enabled = enabled_codes([(select, ignore)])
+    diags = diagnose(source, filename=filename, strict=strict, enabled=codes_to_run(source, enabled))
+    return capped(apply_suppressions(source, diags, enabled, filename), filename)
 
 
 def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
-             skip_bodies: dict[int, int] | None = None) -> list[Diagnostic]:
-    """`check_source` without the cap on the number of diagnostics; `skip_bodies` leaves those
-    function bodies unchecked (see `parse`)."""
+             skip_bodies: dict[int, int] | None = None, enabled: frozenset | None = None
+             ) -> list[Diagnostic]:
+    """`check_source` without the cap on the number of diagnostics and the suppression
+    comments; `skip_bodies` leaves those function bodies unchecked (see `parse`); `enabled`: the
+    codes to report (None: all)."""
     try:
         # operands are parsed (and checked) as the rules need them
         module = parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)
@@ -40,11 +50,12 @@ def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
         return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
                            1, 1, 0, 1, filename=filename,
                            notes=["this is a bug in ptxld; please report it with the input"])]
-    return check_module(module, strict=strict, cap=False)
+    return check_module(module, strict=strict, cap=False, enabled=enabled)
 
 
-def check_module(module, *, strict: bool = False, cap: bool = True) -> list[Diagnostic]:
-    c = Checker(module, strict)
+def check_module(module, *, strict: bool = False, cap: bool = True,
+                 enabled: frozenset | None = None) -> list[Diagnostic]:
+    c = Checker(module, strict, enabled)
     try:
         with no_gc():
             _run(c)
@@ -56,6 +67,8 @@ def check_module(module, *, strict: bool = False, cap: bool = True) -> list[Diag
                                   1, 1, 0, 1, filename=module.source.filename,
                                   notes=["this is a bug in ptxld; please report it with the input"]))
     out = module.diagnostics + operand_errors(module) + c.diags
+    if enabled is not None:
+        out = [d for d in out if is_enabled(d.code, enabled)]
     out.sort(key=Diagnostic.sort_key)
     return capped(out, module.source.filename) if cap else out
 
