@@ -33,7 +33,7 @@ def test_good_example_is_clean(rule):
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.isa_only], ids=lambda r: r.code)
-def test_seed_only_rules_are_errors_under_strict(rule):
+def test_isa_only_rules_are_errors_under_strict(rule):
     diags = check_source(rule.bad.source(), strict=True)
     assert {d.severity for d in diags if d.code == rule.code} == {"error"}
 

@@ -9,7 +9,7 @@ import sys
 
 from .registry import Rule, all_rules
 
-# Normative sentences of the seeds that are deliberately not rules, with the reason.
+# Normative sentences of the PTX ISA that are deliberately not rules, with the reason.
 NOT_RULES: list[tuple[str, str]] = [
     ("Alignment of the address (access size; wmma fragment size) — §6.4.1, Matrix Storage",
      "depends on run-time address values; the emulator reports misaligned accesses"),
@@ -40,7 +40,7 @@ NOT_RULES: list[tuple[str, str]] = [
      "without definition need linking", "properties of the ptxas command line, not of the module"),
     ("Texture/surface instructions and `.target texmode_*` rules", "outside the load family"),
     ("Qualifier order (`ld.global.nc.cg`, `ld.u32.global`, wmma `.shape.layout`)",
-     "ptxas accepts any order (A8); only a vector written after the type is flagged (PTX0225)"),
+     "ptxas accepts any order; only a vector written after the type is flagged (PTX0225)"),
     ("Duplicate declarations, duplicate labels, malformed statements",
      "reported by the parser (PTX0001–PTX0012)"),
 ]
@@ -76,7 +76,7 @@ def index_page() -> str:
              "PTX08xx every instruction against its ISA record · PTX09xx suppression comments.", "",
              "Which rules run, and how to silence one on a line or in a file: "
              "[configuration](../configuration.md).", "",
-             "Severity follows ptxas 13.0: what it rejects is an error. Rules where the seed text is "
+             "Severity follows ptxas 13.0: what it rejects is an error. Rules where the PTX ISA text is "
              "stricter than ptxas are warnings (errors under `--strict`).", "",
              "A diagnostic carries a fix only where the edit keeps what the instruction means (a "
              "repeated or conflicting qualifier, a hint that cannot go with the memory order, "

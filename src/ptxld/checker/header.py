@@ -15,7 +15,7 @@ REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
 REGISTER_TYPES = frozenset({".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
                             ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred"})
 # Targets ptxas 13.0 accepts before the release table's version (measured): target -> first
-# .version ptxas accepts. Below the table's version they are a seed-only warning (PTX0112).
+# .version ptxas accepts. Below the table's version they are a warning (PTX0112): the PTX ISA's rule, not ptxas's.
 PTXAS_EARLY_TARGETS = {"sm_88": (7, 3)}
 _REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?(?:\.v\d\s+)?(\.\w+)")
 

@@ -40,7 +40,7 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
          "the destination register cannot hold this load type (relaxed type-checking rules)",
          TABLE28_SECTION,
          "A destination register wider than the specified type may be used ... (Table 28). "
-         "As ptxas 13.0 applies it (B8): .bN loads go to any register of at least N bits; .uN/.sN to "
+         "As ptxas 13.0 applies it: .bN loads go to any register of at least N bits; .uN/.sN to "
          ".b/.u/.s (and .f16x2) registers of at least N bits; .f32/.f64 to a float register of the "
          "same size or a .b register at least as wide (in a vector destination also to .u/.s "
          "registers of the same size); .b128 only to .b128; never to .pred.",
@@ -86,7 +86,7 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
          LD_SECTION + ", Description",
          "Optionally, sink symbol '_' can be used in vector expression d when .vec is .v8 and .type is "
          ".b32/.s32/.u32/.f32 OR .vec is .v4 and .type is .b64/.s64/.u64/.f64; ptxas accepts a sink "
-         "in any vector (A2).",
+         "in any vector.",
          Example(body="ld.global.v2.u32 {%r1, _}, [%rd0];"),
          Example(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
          ptxas="accepted", isa_only=True),
@@ -94,7 +94,7 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
          "`.L2::cache_hint` and the cache-policy operand go together",
          LD_SECTION + ", Description",
          "When the optional argument cache-policy is specified, the qualifier .level::cache_hint is "
-         "required; ptxas also requires the operand when the qualifier is written (B2).",
+         "required; ptxas also requires the operand when the qualifier is written .",
          Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0];"),
          Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;"),
          ptxas="error: Arguments mismatch for instruction 'ld'"),
@@ -102,7 +102,7 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
          "`[var].unified` needs a variable declared with `.attribute(.unified)`",
          LD_SECTION + ", Description",
          "The optional qualifier .unified must be specified on operand a if a is the address of a "
-         "variable declared with .unified attribute; ptxas rejects it on any other variable (B5).",
+         "variable declared with .unified attribute; ptxas rejects it on any other variable .",
          Example(body="ld.global.u32 %r1, [gbuf].unified;"),
          Example(body="ld.global.u32 %r1, [%rd0].unified;"),
          ptxas="error: Illegal use of attribute '.unified' for instruction 'ld'"),
@@ -110,17 +110,17 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
          "a `.unified` variable must be read with `[a].unified`",
          LD_SECTION + ", Description",
          "The optional qualifier .unified must be specified on operand a if a is the address of a "
-         "variable declared with .unified attribute (ptxas -c accepts it without, A5).",
+         "variable declared with .unified attribute (ptxas -c accepts it without).",
          Example(body="ld.global.u32 %r1, [uvar];",
            decls=".global .attribute(.unified(1, 2)) .u32 uvar;"),
          Example(body="ld.global.u32 %r1, [uvar].unified;",
            decls=".global .attribute(.unified(1, 2)) .u32 uvar;"),
          ptxas="accepted with --compile-only", isa_only=True),
-    Rule("PTX0221", "unified-outside-seed-form", "warning",
+    Rule("PTX0221", "unified-outside-isa-forms", "warning",
          "`.unified` appears only in the weak `ld` forms",
          LD_SECTION + ", Syntax",
          "Only the ld{.weak}... forms carry [a]{.unified}; .relaxed, .acquire, .volatile, .mmio, "
-         "ld.global.nc and wmma.load do not (ptxas accepts them, A4).",
+         "ld.global.nc and wmma.load do not (ptxas accepts them).",
          Example(body="ld.relaxed.gpu.global.u32 %r1, [%rd0].unified;"),
          Example(body="ld.relaxed.gpu.global.u32 %r1, [%rd0];"),
          ptxas="accepted", isa_only=True),
@@ -164,13 +164,13 @@ _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scop
          "the cache-policy operand must be a 64-bit integer register or an immediate",
          LD_SECTION + ", Description",
          "The 64-bit operand cache-policy specifies the cache eviction policy (ptxas also accepts an "
-         "immediate, A9).",
+         "immediate).",
          Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %r2;"),
          Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;"),
          ptxas="error: Arguments mismatch for instruction 'ld'"),
     Rule("PTX0701", "ptxas-crash", "warning",
          "ptxas 13.0 crashes (segmentation fault) on this input",
-         PTXAS_MEASURED + " §5",
+         PTXAS_MEASURED,
          "Measured: .v8 with an 8- or 16-bit type into registers of that size; ld.param of a .param variable "
          "declared inside a kernel; an undeclared name with .unified (deterministic); .v8 32-bit into "
          "64-bit registers, .v8 of 8/16-bit types outside .global (some runs).",
@@ -385,11 +385,11 @@ def _mmio(c: Checker, ins, m) -> None:
          Example(body="ld.global.cg.L1::evict_last.u32 %r1, [%rd0];"),
          Example(body="ld.global.L1::evict_last.u32 %r1, [%rd0];"),
          ptxas="error: Modifier '.evict_last' cannot be combined with modifier '.cg'"),
-    Rule("PTX0211", "l2-eviction-outside-seed-form", "warning",
-         "`.L2::evict_*` together with a cache operator or `.volatile` is in no syntax form of the seed",
+    Rule("PTX0211", "l2-eviction-outside-isa-forms", "warning",
+         "`.L2::evict_*` together with a cache operator or `.volatile` is in no syntax form of the PTX ISA",
          LD_SECTION + ", Syntax",
          "The .level2::eviction_priority qualifier appears only in the forms without .cop and "
-         "without .volatile; ptxas 13.0 accepts both combinations (ptxas-vs-seeds A6, A7).",
+         "without .volatile; ptxas 13.0 accepts both combinations.",
          Example(body="ld.global.cg.L2::evict_last.v8.u32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];",
            version="8.8", target="sm_100"),
          Example(body="ld.global.L2::evict_last.v8.u32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];",
@@ -446,7 +446,7 @@ def _cache_and_eviction(c: Checker, ins, m) -> None:
                    help="use `.v8.b32` or `.v4.b64`, or remove the L2 eviction priority")
         for other, why in ((cop, "a cache operator"), (volatile, "`.volatile`")):
             if other:
-                c.emit("PTX0211", l2[1], l2[2], f"the seed has no form with `{l2[0]}` and {why}",
+                c.emit("PTX0211", l2[1], l2[2], f"the PTX ISA has no `ld` form with `{l2[0]}` and {why}",
                        label="L2 eviction priority", secondary=[(other[1], other[2], "outside that form")],
                        help=f"remove `{l2[0]}` or `{other[0]}` for portable PTX")
         if m.is_256_bit:
@@ -465,7 +465,7 @@ def _cache_and_eviction(c: Checker, ins, m) -> None:
          "`.v8` is specified only for 32-bit types",
          LD_SECTION + ", Description",
          "The .v8 (.vec) qualifier is supported if .type is .b32 or .s32 or .u32 or .f32 AND state "
-         "space is .global or generic; ptxas 13.0 accepts .v8 with 8- and 16-bit types anywhere (A1).",
+         "space is .global or generic; ptxas 13.0 accepts .v8 with 8- and 16-bit types anywhere.",
          Example(body="ld.global.v8.u8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
          Example(body="ld.global.v4.u8 {%r0, %r1, %r2, %r3}, [%rd0];"),
          ptxas="accepted", isa_only=True),
@@ -489,14 +489,14 @@ def _widths(c: Checker, ins, m) -> None:
                label="wider than 128 bits",
                help="256-bit loads are `.v8` of 32-bit types and `.v4` of 64-bit types")
     if vec[0] == ".v8" and m.type_bits < 32:
-        c.emit("PTX0215", vec[1], vec[2], f"the seed specifies `.v8` only for 32-bit types, not `{m.type}`",
+        c.emit("PTX0215", vec[1], vec[2], f"the PTX ISA specifies `.v8` only for 32-bit types, not `{m.type}`",
                label=".v8 with a narrow type", help="use `.v4`/`.v2` or a 32-bit type")
     if vec[0] == ".v8":
         _v8_crashes(c, m)
 
 
 def _v8_crashes(c: Checker, m) -> None:
-    """`.v8` forms on which ptxas 13.0 segfaults (ptxas-vs-seeds 5.1, 5.2)."""
+    """`.v8` forms on which ptxas 13.0 segfaults (measured)."""
     types = [t for t in (destination_types(c, m.instruction, d) for d in m.dests) if t]
     widths = {t[1] for t in types}
     vec = m.quals["vec"]
@@ -514,7 +514,7 @@ def _v8_crashes(c: Checker, m) -> None:
         c.emit("PTX0701", vec[1], m.quals["type"][2],
                f"ptxas 13.0 {'crashes' if always else 'sometimes crashes'} on {why}",
                label="segmentation fault in ptxas" + ("" if always else " (nondeterministic)"),
-               notes=["measured with ptxas 13.0.88 (ptxas-vs-seeds 5.1/5.2); the instruction is "
+               notes=["measured with ptxas 13.0.88; the instruction is "
                       "otherwise judged by the other diagnostics"],
                help="load with `.v4` twice, or into 32-bit registers" if m.type_bits == 16 else "")
 
@@ -651,7 +651,7 @@ def _destination(c: Checker, ins, m) -> None:
         if any(isinstance(x, Sink) for x in items) and not m.is_256_bit:
             s = next(x for x in items if isinstance(x, Sink))
             c.emit("PTX0217", s.start, s.end,
-                   "the seed allows `_` only in `.v8` 32-bit and `.v4` 64-bit destinations",
+                   "the PTX ISA allows `_` only in `.v8` 32-bit and `.v4` 64-bit destinations",
                    label="sink", help="load into a register you do not use")
         _vector_types(c, ins, m, items)
         seen = {}
@@ -819,7 +819,7 @@ def _param_rules(c: Checker, ins, m) -> None:
     if local and func is not None and func.is_entry and a.name not in c.call_returns_of(func):
         c.emit("PTX0701", a.start, a.end, f"ptxas 13.0 crashes on `ld.param` of `{a.name}`, a `.param` declared in a kernel",
                label="call-argument `.param` read back",
-               notes=["measured: segmentation fault, no diagnostic (ptxas-vs-seeds 5.1)"],
+               notes=["measured with ptxas 13.0.88: segmentation fault, no diagnostic"],
                help="keep the value in a register instead of reading the argument back")
     sub = m.space
     if sub in (".param::entry", ".param::func") and owner is not None and (is_param or is_return):
@@ -846,14 +846,14 @@ def _unified(c: Checker, ins, m) -> None:
         if base is not None and var is None and not base.name.startswith("%"):
             c.emit("PTX0701", us, a.end, "ptxas 13.0 crashes on `.unified` with an undeclared name",
                    label="after `Illegal operand type`, ptxas segfaults",
-                   notes=["measured: deterministic segmentation fault (ptxas-vs-seeds 5.1)"])
+                   notes=["measured with ptxas 13.0.88: deterministic segmentation fault"])
         if is_var and not unified_var:
             c.emit("PTX0219", us, a.end, f"`{base.name}` is not declared with `.attribute(.unified)`",
                    label="`.unified` on an ordinary variable", secondary=[(var.start, var.end, "declared here")],
                    help="remove `.unified`", fix="")
         form = m.quals.get("sem") if m.sem in _STRONG else (m.quals.get("mmio") or m.quals.get("nc"))
         if form:
-            c.emit("PTX0221", us, a.end, f"the seed's `ld{form[0]}` form has no `.unified` operand",
+            c.emit("PTX0221", us, a.end, f"the PTX ISA's `ld{form[0]}` form has no `.unified` operand",
                    label="`.unified`", secondary=[(form[1], form[2], "form without `.unified`")])
     elif unified_var:
         c.emit("PTX0220", a.start, a.end, f"`{base.name}` is a `.unified` variable: read it as `[{base.name}].unified`",

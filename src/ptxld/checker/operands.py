@@ -18,7 +18,7 @@ def type_name(t) -> str:
 
 
 def dest_compatible(itype: str, reg: tuple[str, int], *, vector: bool = False) -> bool:
-    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28; ptxas-vs-seeds B8).
+    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28, as ptxas 13.0 applies it).
 
     ptxas 13.0 is looser for vector destinations: `.v2/.v4/.v8 .f32` into `.u32/.s32` and
     `.v2/.v4 .f64` into `.u64/.s64` registers pass, while the scalar forms are rejected
@@ -56,14 +56,14 @@ _ADDRESSABLE_GENERIC = frozenset({".global", ".shared", ".local"})
          ptxas="error: Illegal to use symbol '%f1' of type .f32 as address operand. Use integer or bit only."),
     Rule("PTX0309", "address-register-16-bit", "warning",
          "a 16-bit register as a `.global` or generic address in a 64-bit module",
-         ADDRESS_SECTION + "; ptxas-vs-seeds A13",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
          "An address held in a register narrower than the address size is zero-extended.",
          Example(body="ld.global.u32 %r1, [%h1];"),
          Example(body="ld.global.u32 %r1, [%rd0];"),
          ptxas="warning: Program uses 16-bit address on line 'N' which is conflicting with .address_size 64"),
     Rule("PTX0310", "address-space-mismatch", "error",
          "the variable lives in another state space than the instruction reads",
-         ADDRESS_SECTION + "; ptxas-vs-seeds B6",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
          "The state space named by a memory instruction must match the state space of the address "
          "operand; generic ld may name .global, .shared and .local variables, not .const or .param.",
          Example(body="ld.global.u32 %r1, [sbuf];"),
@@ -71,7 +71,7 @@ _ADDRESSABLE_GENERIC = frozenset({".global", ".shared", ".local"})
          ptxas="error: State space mismatch between instruction and address in instruction 'ld'"),
     Rule("PTX0312", "immediate-address", "error",
          "ptxas allows immediate addresses only for `.local`",
-         ADDRESS_SECTION + "; ptxas-vs-seeds B1",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
          "d = *(immAddr) is listed without restriction, but ptxas 13.0 accepts [imm] only with .local.",
          Example(body="ld.global.u32 %r1, [240];"),
          Example(body="ld.local.u32 %r1, [240];"),
@@ -91,7 +91,7 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
         if space_base != ".local":
             c.emit("PTX0312", a.start, a.end, "ptxas accepts immediate addresses only with `.local`",
                    label="immediate address",
-                   notes=["the seed lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
+                   notes=["the PTX ISA lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
                           "for every other state space"],
                    help="put the address in a register first")
         return
@@ -140,7 +140,7 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
 @reports(
     Rule("PTX0308", "address-register-32-bit", "error",
          "a 32-bit register as a `.global` or generic address in a 64-bit module",
-         ADDRESS_SECTION + "; ptxas-vs-seeds B13",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
          "Addresses in a 64-bit module are 64 bits; ptxas 13.0 treats a 32-bit .global/generic address "
          "register as 32-bit addressing, which it no longer compiles.",
          Example(body="ld.global.u32 %r1, [%r2];"),

@@ -10,7 +10,7 @@ from .registry import WMMA_SECTION, Example, Rule, Trigger, reports, rule
 
 _REQUIRED = (("matrix", "a matrix `.a`, `.b` or `.c`"), ("sync", "`.sync`"), ("layout", "a layout `.row`/`.col`"),
              ("shape", "a shape such as `.m16n16k16`"), ("type", "an element type such as `.f16`"))
-# Combinations outside the table on which ptxas 13.0 fails inside its builtin library (§5.3).
+# Combinations outside the table on which ptxas 13.0 fails inside its builtin library (measured).
 _PTXAS_INTERNAL = {("m16n16k8", "c", "f16"), ("m8n8k32", "c", "f16"), ("m8n8k128", "c", "f16")} | {
     (s, x, "f64") for s in ("m16n16k16", "m8n32k16", "m32n8k16") for x in ("a", "b")}
 _WMMA_SPACES = frozenset(W.STATE_SPACES)
@@ -34,7 +34,7 @@ _WMMA_SPACES = frozenset(W.STATE_SPACES)
          ptxas="error: layout modifier required for instruction 'wmma.load.a'"),
     Rule("PTX0503", "wmma-aligned", "error",
          "`.aligned` is required from PTX ISA 6.3 on and not allowed before it",
-         WMMA_SECTION + "; ptxas-vs-seeds B10",
+         WMMA_SECTION + "; ptxas 13.0 (measured)",
          "The mandatory .aligned qualifier indicates that all threads in the warp must execute the "
          "same wmma.load instruction (mandatory from PTX 6.3; ptxas rejects it before 6.3).",
          Example(body="wmma.load.a.sync.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
@@ -73,7 +73,7 @@ _WMMA_SPACES = frozenset(W.STATE_SPACES)
          ptxas="error: Argument vector size mismatch for instruction 'wmma.load.a'"),
     Rule("PTX0508", "wmma-register-class", "error",
          "fragment registers of a type the fragment cannot use",
-         "PTX ISA 9.7.14.4.1 (Matrix Fragments for WMMA); ptxas-vs-seeds E",
+         "PTX ISA 9.7.14.4.1 (Matrix Fragments for WMMA); ptxas 13.0 (measured)",
          "Measured classes: f16 .b32/.f16x2; bf16, tf32 .b32; s8/u8, s32 .b32/.s32/.u32; f32 .b32/.f32; "
          "f64 .f64/.b64; s4/u4/b1 any 32-bit class.",
          Example(body="wmma.load.a.sync.aligned.row.m16n16k16.f16 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0];"),
@@ -86,10 +86,10 @@ _WMMA_SPACES = frozenset(W.STATE_SPACES)
          Example(body="wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0], %rd1;"),
          Example(body="wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0], %r1;"),
          ptxas="error: Arguments mismatch for instruction 'wmma.load.c'"),
-    Rule("PTX0510", "wmma-outside-seed", "warning",
-         "accepted by ptxas but not part of the seed's `wmma.load`",
-         WMMA_SECTION + "; ptxas-vs-seeds A11, A12",
-         "The seed's grammar has no .v2/.v4/.v8, no sink in the fragment, a 32-bit stride, and .ctype "
+    Rule("PTX0510", "wmma-outside-isa-syntax", "warning",
+         "accepted by ptxas but not part of the PTX ISA's `wmma.load`",
+         WMMA_SECTION + "; ptxas 13.0 (measured)",
+         "The PTX ISA's grammar has no .v2/.v4/.v8, no sink in the fragment, a 32-bit stride, and .ctype "
          ".s32 only for .m8n8k32/.m8n8k128; ptxas 13.0 accepts all of these (.vN when N is the "
          "fragment's register count and N elements fit in 128 bits).",
          Example(body="wmma.load.c.sync.aligned.row.m8n8k32.f32 {%f0, %f1}, [%rd0];"),
@@ -155,8 +155,8 @@ def check_wmma_load(c: Checker, ins, m) -> None:
             if spec.source != "isa":
                 t = q["type"]
                 c.emit("PTX0510", t[1], t[2],
-                       f"the seed's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
-                       label="outside the seed's table", notes=[spec.note] if spec.note else [])
+                       f"the PTX ISA's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
+                       label="outside the PTX ISA's table", notes=[spec.note] if spec.note else [])
             if m.layout not in spec.layouts:
                 lay = q["layout"]
                 c.emit("PTX0505", lay[1], lay[2],
@@ -183,13 +183,13 @@ def check_wmma_load(c: Checker, ins, m) -> None:
         c.emit("PTX0209", a.end - 8, a.end, f"`.unified` cannot be used with `.{sp[0]}`",
                label="only `.global` or generic", secondary=[(sp[1], sp[2], "state space")])
     elif a.unified:
-        c.emit("PTX0221", a.end - 8, a.end, "the seed's `wmma.load` has no `.unified` operand",
+        c.emit("PTX0221", a.end - 8, a.end, "the PTX ISA's `wmma.load` has no `.unified` operand",
                label="`.unified`", help="remove it", fix="")
     _stride(c, ins, m, spec)
 
 
 def _vector_qualifier(c: Checker, m, spec) -> None:
-    """`.v2/.v4/.v8`, outside the seed's grammar: ptxas 13.0 takes `.vN` exactly when N is the
+    """`.v2/.v4/.v8`, outside the PTX ISA's grammar: ptxas 13.0 takes `.vN` exactly when N is the
     fragment's register count and N elements of the type fit in 128 bits (measured on every
     fragment); otherwise "Argument vector size mismatch" / "Vector type too large"."""
     vec = m.quals.get("vec")
@@ -206,7 +206,7 @@ def _vector_qualifier(c: Checker, m, spec) -> None:
                f"fragment of `.{m.shape}`", label=f"{spec.nregs} registers expected",
                help="remove it" + (f", or write `.v{spec.nregs}`" if spec.nregs > 1 else ""), fix="")
     else:
-        c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the seed's `wmma.load` syntax",
+        c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the PTX ISA's `wmma.load` syntax",
                label="ignored by ptxas", help="remove it", fix="")
 
 
@@ -229,7 +229,7 @@ def _fragment(c: Checker, ins, m, spec) -> None:
         return
     for x in items:
         if isinstance(x, Sink):
-            c.emit("PTX0510", x.start, x.end, "the seed has no sink `_` in wmma fragments",
+            c.emit("PTX0510", x.start, x.end, "the PTX ISA has no sink `_` in wmma fragments",
                    label="sink", help="name a register")
             continue
         if not isinstance(x, Name):
