@@ -1,7 +1,7 @@
 """PTX06xx: every {min PTX, min sm} gate of a load, from spec/ld.py GATES and spec/wmma.py."""
 from __future__ import annotations
 
-from ..spec import ld as LD
+from ..spec import ld as ld_spec
 from .context import Checker, fmt_version
 from .registry import Example, Rule, Trigger, rule
 
@@ -10,7 +10,7 @@ def ld_features(m) -> list[tuple[str, tuple[int, int]]]:
     """(gate key, span) of every gated feature an `ld` uses (the mapping is spec.ld's)."""
     a = m.address
     ins = m.instruction
-    return LD.features(m.quals, space_base=m.space_base, is_256_bit=m.is_256_bit,
+    return ld_spec.features(m.quals, space_base=m.space_base, is_256_bit=m.is_256_bit,
                        unified_span=(a.end - 8, a.end) if a is not None and a.unified else None,
                        opcode_span=(ins.opcode_start, ins.opcode_start + len(ins.opcode)))
 
@@ -42,8 +42,8 @@ def ld_features(m) -> list[tuple[str, tuple[int, int]]]:
          ptxas="accepted", isa_only=True))
 def check_ld_gates(c: Checker, ins, m) -> None:
     for key, (s, e) in ld_features(m):
-        gate = LD.GATES[key]
-        extra = ["ld.global.nc: " + LD.GATES["nc.prefetch"].note] if key == ".L2::256B" and m.nc else []
+        gate = ld_spec.GATES[key]
+        extra = ["ld.global.nc: " + ld_spec.GATES["nc.prefetch"].note] if key == ".L2::256B" and m.nc else []
         _gate(c, key, gate, s, e, gate.source, [gate.note] + extra if gate.note else extra)
 
 

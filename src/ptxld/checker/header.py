@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ..spec import targets as T
+from ..spec import targets
 from ..spec.ld import GATES
 from ..spec.opcodes import DIRECTIVES, MNEMONICS
 from .context import Checker, fmt_version
@@ -147,16 +147,16 @@ def _is(item, name: str) -> bool:
 def _check_version(c: Checker, d) -> None:
     v = c.module.version
     span = (d.start, d.end)
-    if v not in T.PTX_VERSIONS:
-        known = ", ".join(fmt_version(x) for x in T.PTX_VERSIONS[-6:])
+    if v not in targets.PTX_VERSIONS:
+        known = ", ".join(fmt_version(x) for x in targets.PTX_VERSIONS[-6:])
         c.emit("PTX0102", *span, f"PTX ISA {fmt_version(v)} does not exist", label="unknown version",
                notes=[f"the latest versions are {known}"])
-    elif v > T.LATEST_PTAS_VERSION:
+    elif v > targets.LATEST_PTAS_VERSION:
         c.emit("PTX0103", *span,
                f"PTX ISA {fmt_version(v)} is newer than ptxas 13.0 supports "
-               f"({fmt_version(T.LATEST_PTAS_VERSION)})",
+               f"({fmt_version(targets.LATEST_PTAS_VERSION)})",
                label="checked from the PTX ISA tables",
-               help=f"use `.version {fmt_version(T.LATEST_PTAS_VERSION)}` to assemble with CUDA 13.0")
+               help=f"use `.version {fmt_version(targets.LATEST_PTAS_VERSION)}` to assemble with CUDA 13.0")
 
 
 @reports(
@@ -223,9 +223,9 @@ def _check_target(c: Checker, d) -> None:
         if not _target_separator(c, d, i, text[pos:s], s, e):
             return
         pos = e
-        if T.parse_target(arg) is not None:
-            arch = T.parse_target(arg)
-        elif arg in T.PLATFORM_OPTIONS and i == 0:
+        if targets.parse_target(arg) is not None:
+            arch = targets.parse_target(arg)
+        elif arg in targets.PLATFORM_OPTIONS and i == 0:
             c.emit("PTX0114", s, e, f"the `.target` list must start with the architecture, not `{arg}`",
                    label="option first", help="write `.target sm_XX, " + arg + "`")
             return
@@ -239,23 +239,23 @@ def _check_target(c: Checker, d) -> None:
                    help="remove `debug`, or let the compiler emit the debug sections (`-G`)",
                    notes=["ptxas 13.0: Debug information not found in presence of .target debug"])
             continue
-        if arg in T.PLATFORM_OPTIONS:
-            need = T.PLATFORM_OPTIONS[arg]
+        if arg in targets.PLATFORM_OPTIONS:
+            need = targets.PLATFORM_OPTIONS[arg]
             if v is not None and v < need:
                 c.emit("PTX0106", s, e, f"`{arg}` needs PTX ISA {fmt_version(need)}",
                        label=f"introduced in PTX ISA {fmt_version(need)}")
             continue
-        tgt = T.parse_target(arg)
+        tgt = targets.parse_target(arg)
         name = tgt.name if tgt else arg
-        intro = T.target_min_version(name)
+        intro = targets.target_min_version(name)
         if tgt is None or intro is None:
             c.emit("PTX0105", s, e, f"unknown target `{arg}`", label="not an architecture or option",
                    help="targets look like `sm_90`, `sm_90a`, `sm_100f`")
             continue
         if v is None:
             continue
-        if name in T.RENAMED_FROM_9_0 and v >= (9, 0):
-            new = T.RENAMED_FROM_9_0[name]
+        if name in targets.RENAMED_FROM_9_0 and v >= (9, 0):
+            new = targets.RENAMED_FROM_9_0[name]
             c.emit("PTX0110", s, e, f"`{name}` was renamed `{new}` in PTX ISA 9.0",
                    label="old name", help=f"write `{new}`", fix=new if arg == name else None)
         elif v < intro and v >= PTXAS_EARLY_TARGETS.get(name, intro):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ptx.nodes import Address, Int, Name, Sink, Vector
 from ..diagnostics import Label
-from ..spec import ld as LD
+from ..spec import ld as ld_spec
 from ..spec.opcodes import is_predefined
 from ..spec.types import kind_bits
 from .context import Checker, reg_type
@@ -14,7 +14,7 @@ from .registry import (
 
 _ORDERS_WITH_SCOPE = (".relaxed", ".acquire")
 _STRONG = (".volatile", ".relaxed", ".acquire")
-_ALLOWED = LD.ALLOWED_SPACES
+_ALLOWED = ld_spec.ALLOWED_SPACES
 _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scopes", "vec": "vector sizes",
                "type": "types", "prefetch": "prefetch sizes", "l1_evict": "L1 eviction priorities",
                "l2_evict": "L2 eviction priorities", "cache_hint": "`.L2::cache_hint`", "nc": "`.nc`",
@@ -592,7 +592,7 @@ def _nc(c: Checker, ins, m) -> None:
                label="non-coherent load", secondary=[(sp[1], sp[2], "not `.global`")] if sp else [],
                help="write `ld.global.nc`", fix=None)
     cop = m.quals.get("cop")
-    if cop and cop[0] not in LD.NC_COPS:
+    if cop and cop[0] not in ld_spec.NC_COPS:
         c.emit("PTX0402", cop[1], cop[2], f"`ld.global.nc` cannot take the cache operator `{cop[0]}`",
                label="not one of `.ca .cg .cs`", help="use `.ca`, `.cg` or `.cs`, or none")
     for g in ("sem", "mmio"):
