@@ -9,7 +9,12 @@ import sys
 import click
 
 from ..io import InputError, read_ptx
+from ..ptx.loads import WmmaLoadModel
+from . import check_source
 from .config import ConfigError, settings_for
+from .docs import rule_page
+from .fix import fix_source
+from .registry import all_rules, get
 from .selection import SelectionError, enabled_codes
 
 # Below this many bytes in total, starting worker processes costs more than it saves.
@@ -19,7 +24,6 @@ PARALLEL_MIN_BYTES_ONE = 1_000_000
 
 
 def _check_text(args):
-    from . import check_source
     text, name, strict, select = args
     return check_source(text, filename=name, strict=strict, select=select)
 
@@ -80,14 +84,14 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
         results, report_to_stderr = _check_all(texts, settings), False
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
     errors = sum(d.severity == "error" for _, ds in named for d in ds)
+    if fmt != "text" or any(diags for _, diags in named):
+        # start-up time: the renderers only when there is something to print
+        from .render import render_json, render_sarif, render_text, use_color
     if fmt == "json":
-        from .render import render_json
         click.echo(render_json(named), nl=False, err=report_to_stderr)
     elif fmt == "sarif":
-        from .render import render_sarif
         click.echo(render_sarif(named), nl=False, err=report_to_stderr)
     elif any(diags for _, diags in named):
-        from .render import render_text, use_color
         stream = sys.stderr if report_to_stderr else sys.stdout
         paint = use_color(stream) if color is None else color
         for (name, text), (_, diags) in zip(texts, named):
@@ -118,7 +122,6 @@ def _settings(file: str, strict: bool, select: tuple, ignore: tuple, config, iso
 def _fix_files(texts: list, settings: list, undecodable: set) -> tuple[list, bool]:
     """Fix each text (rewriting its file; standard input's goes to standard output) and return
     the diagnostics left in each, and whether the report must go to standard error."""
-    from .fix import fix_source
     results, to_stdout = [], None
     for i, (name, text) in enumerate(texts):
         strict, select = settings[i]
@@ -145,15 +148,18 @@ def _check_all(texts: list, settings: list) -> list:
     """The diagnostics of each text, using every core for many or big texts."""
     jobs = [(t, name, strict, select) for (name, t), (strict, select) in zip(texts, settings)]
     cores = os.cpu_count() or 1
-    if len(jobs) > 1 and sum(len(job[0]) for job in jobs) >= PARALLEL_MIN_BYTES and cores > 1:
-        from .parallel import fork_map
+    many = len(jobs) > 1 and sum(len(job[0]) for job in jobs) >= PARALLEL_MIN_BYTES
+    big = len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE
+    if (many or big) and cores > 1:
+        # start-up time: the process pool only for big inputs
+        from .parallel import check_source_parallel, fork_map
+    if many and cores > 1:
         shares = [jobs[i::cores] for i in range(min(cores, len(jobs)))]
         by_share = fork_map(_check_texts, shares)
         results = [None] * len(jobs)
         for i, share in enumerate(by_share):
             results[i::cores] = share
-    elif len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE and cores > 1:
-        from .parallel import check_source_parallel
+    elif big and cores > 1:
         text, name, strict, select = jobs[0]
         results = [check_source_parallel(text, filename=name, strict=strict, select=select)]
     else:
@@ -175,15 +181,13 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 def explain_cmd(what, target, svg_path, png_path):
     """Explain a load (`"ld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];"`) or a rule code (`PTX0203`)."""
     if _CODE.match(what.strip()):
-        from .docs import rule_page
-        from .registry import all_rules, get
-        all_rules()
         rule = get(what.strip())
         if rule is None:
             raise click.UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
         click.echo(rule_page(rule), nl=False)
         return
-    from .explain import ExplainError, explain_instruction
+    # start-up time: the explainer and the renderer only for an instruction
+    from .explain import DEFAULT_LAYOUT_TARGET, ExplainError, explain_instruction
     from .render import render_text, use_color
     try:
         result = explain_instruction(what, target=target)
@@ -199,14 +203,13 @@ def explain_cmd(what, target, svg_path, png_path):
     else:
         click.echo("not explained: the instruction is not a valid load (see above)")
     if (svg_path or png_path) and result.text:
-        from .explain import DEFAULT_LAYOUT_TARGET
         _write_fragment_pictures(result.model, target or DEFAULT_LAYOUT_TARGET, svg_path, png_path)
     if result.errors:
         sys.exit(1)
 
 
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
-    from ..ptx.loads import WmmaLoadModel
+    # start-up time: the pictures' code only when asked for
     from ..wmma.render import fragment_png, fragment_svg
     if not isinstance(model, WmmaLoadModel):
         raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
@@ -226,7 +229,6 @@ def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def rules_cmd(fmt):
     """List every rule with its code, severity and summary."""
-    from .registry import all_rules
     rules = all_rules()
     if fmt == "json":
         import json

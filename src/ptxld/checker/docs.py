@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .registry import Rule, all_rules
+from . import check_source
+from .registry import PRELUDE, Rule, all_rules
 
 # Normative sentences of the PTX ISA that are deliberately not rules, with the reason.
 NOT_RULES: list[tuple[str, str]] = [
@@ -48,7 +49,6 @@ NOT_RULES: list[tuple[str, str]] = [
 
 def _has_fix(r: Rule) -> bool:
     """Does the rule's diagnostic carry a safe fix (seen on its own example)?"""
-    from . import check_source
     return any(d.fix is not None for d in check_source(r.bad.source()) if d.code == r.code)
 
 
@@ -96,7 +96,6 @@ def index_page() -> str:
 
 
 def _prelude_shown() -> str:
-    from .registry import PRELUDE
     return PRELUDE.format(version="9.0", target="sm_90", decls="", body="    // example lines").strip()
 
 

@@ -62,7 +62,8 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
         return out
     m = ins.load
     if isinstance(m, WmmaLoadModel):
-        from ..wmma.render import describe_wmma_load  # the wmma tables only when asked for
+        # start-up time: the wmma tables only when a wmma instruction is explained
+        from ..wmma.render import describe_wmma_load
         out.text = describe_wmma_load(ins.opcode, target or DEFAULT_LAYOUT_TARGET)
     else:
         out.text = _describe_ld(ins, m)

@@ -8,6 +8,7 @@ target, the canonical qualifier order. Guesses ("did you mean `add`?") stay in t
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic
+from . import check_source
 
 # Fixing one problem can uncover another (or two fixes overlap): check again, this many times.
 MAX_PASSES = 10
@@ -31,7 +32,6 @@ def fix_source(text: str, *, filename: str = "<string>", strict: bool = False, s
                ignore=None) -> tuple[str, int, list[Diagnostic]]:
     """(fixed text, number of fixes applied, the diagnostics of the fixed text); `select` and
     `ignore` as for `check_source`."""
-    from . import check_source
     total = 0
     settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
     diags = check_source(text, **settings)

@@ -17,6 +17,7 @@ import os
 import re
 
 from ..diagnostics import Diagnostic
+from . import apply_suppressions, capped, check_source, codes_to_run, diagnose, enabled_codes
 
 # Below this size one process is faster than starting another.
 MIN_BYTES = 1_000_000
@@ -119,7 +120,6 @@ _WHOLE_MODULE = frozenset({"PTX0006", "PTX0308"})
 
 
 def _check_share(job) -> list[Diagnostic]:
-    from . import diagnose
     text, filename, strict, claims, enabled = job
     return diagnose(text, filename=filename, strict=strict, skip_bodies=claims, enabled=enabled)
 
@@ -127,7 +127,6 @@ def _check_share(job) -> list[Diagnostic]:
 def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool = False,
                           workers: int | None = None, select=None, ignore=None) -> list[Diagnostic]:
     """Same diagnostics as `check_source`, computed by `workers` processes."""
-    from . import apply_suppressions, capped, check_source, codes_to_run, enabled_codes
     settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
     workers = workers or min(os.cpu_count() or 1, 4)
     bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES else []
