@@ -9,7 +9,6 @@ table is passed over). Keys: `select`, `ignore` (lists of rule codes or prefixes
 from __future__ import annotations
 
 import os
-import tomllib
 
 from .selection import SelectionError, selectors
 
@@ -48,6 +47,12 @@ def find_config(start: str) -> str | None:
 
 def _has_ptxld_table(path: str) -> bool:
     try:
+        with open(path, "rb") as f:
+            if b"ptxld" not in f.read():  # most pyproject.toml files: no need to parse them
+                return False
+    except OSError:
+        return False
+    try:
         return "ptxld" in _load(path).get("tool", {})
     except ConfigError:
         # a broken pyproject.toml that mentions ptxld is an error; one that does not is someone else's
@@ -58,6 +63,7 @@ def _has_ptxld_table(path: str) -> bool:
 
 
 def _load(path: str) -> dict:
+    import tomllib  # start-up time: TOML is read only where a configuration file is found
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)

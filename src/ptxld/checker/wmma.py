@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ..ptx.nodes import Int, Name, Sink, Vector
-from ..spec import wmma as wmma_spec
 from .context import Checker, reg_type
 from .gates import check_wmma_gates
 from .operands import check_address
@@ -13,7 +12,13 @@ _REQUIRED = (("matrix", "a matrix `.a`, `.b` or `.c`"), ("sync", "`.sync`"), ("l
 # Combinations outside the table on which ptxas 13.0 fails inside its builtin library (measured).
 _PTXAS_INTERNAL = {("m16n16k8", "c", "f16"), ("m8n8k32", "c", "f16"), ("m8n8k128", "c", "f16")} | {
     (s, x, "f64") for s in ("m16n16k16", "m8n32k16", "m32n8k16") for x in ("a", "b")}
-_WMMA_SPACES = frozenset(wmma_spec.STATE_SPACES)
+
+
+def _spec():
+    """The wmma tables (spec/wmma.py), loaded on the first `wmma.load` checked."""
+    # start-up time: most modules have no wmma.load, and the tables take milliseconds to build
+    from ..spec import wmma
+    return wmma
 
 
 @rule(Trigger.WMMA_LOAD,
@@ -125,7 +130,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
     for what in missing:
         c.emit("PTX0502", ins.opcode_start, op_end, f"`wmma.load` needs {what}", label=f"missing {what}")
     if c.version is not None:
-        rule = wmma_spec.aligned_rule(c.version)
+        rule = _spec().aligned_rule(c.version)
         if rule == "required" and "aligned" not in q:
             sync = q.get("sync")
             at = (sync[1], sync[2]) if sync else (ins.opcode_start, op_end)
@@ -136,15 +141,15 @@ def check_wmma_load(c: Checker, ins, m) -> None:
             c.emit("PTX0503", a[1], a[2], "`.aligned` on wmma needs PTX ISA 6.3",
                    label=f"not allowed at PTX ISA {c.version[0]}.{c.version[1]}", help="remove `.aligned`", fix="")
     sp = q.get("space")
-    if sp and sp[0] not in _WMMA_SPACES:
+    if sp and sp[0] not in _spec().STATE_SPACES:
         c.emit("PTX0506", sp[1], sp[2], f"`wmma.load` cannot read `.{sp[0]}`", label="state space not allowed",
                help="use `.global`, `.shared` (`::cta`) or a generic address")
     spec = None
     if not missing:
         key = (m.shape, m.matrix, m.type)
-        spec = wmma_spec.fragment(*key) if wmma_spec.is_legal(*key) else None
+        spec = _spec().fragment(*key) if _spec().is_legal(*key) else None
         if spec is None:
-            legal = sorted({f.type for f in wmma_spec.legal_combinations() if f.shape == m.shape and f.matrix == m.matrix})
+            legal = sorted({f.type for f in _spec().legal_combinations() if f.shape == m.shape and f.matrix == m.matrix})
             t = q["type"]
             c.emit("PTX0504", t[1], t[2], f"`.{m.type}` is not a type of matrix {m.matrix.upper()} for `.{m.shape}`",
                    label="not in the wmma.load table",
@@ -162,7 +167,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                 c.emit("PTX0505", lay[1], lay[2],
                        f"matrix {m.matrix.upper()} of `.{m.type}` must be `.{spec.layouts[0]}`",
                        label="layout not allowed", help=f"write `.{spec.layouts[0]}`", fix="." + spec.layouts[0])
-            check_wmma_gates(c, spec, m, wmma_spec.SHARED_CTA_GATE)
+            check_wmma_gates(c, spec, m, _spec().SHARED_CTA_GATE)
     _vector_qualifier(c, m, spec)
     ops = ins.operands
     if not ops:
@@ -177,7 +182,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                label="unexpected operand", help="`wmma.load` takes `r, [p]` and an optional stride")
     _fragment(c, ins, m, spec)
     a = m.address
-    if sp is None or sp[0] in _WMMA_SPACES:  # a bad state space is reported once (PTX0506)
+    if sp is None or sp[0] in _spec().STATE_SPACES:  # a bad state space is reported once (PTX0506)
         check_address(c, ins, a, m.space_base, m.space, ld=False)
     if a.unified and sp is not None and sp[0] != "global":
         c.emit("PTX0209", a.end - 8, a.end, f"`.unified` cannot be used with `.{sp[0]}`",
@@ -196,7 +201,7 @@ def _vector_qualifier(c: Checker, m, spec) -> None:
     if not vec:
         return
     n = int(vec[0][1:])
-    bits = n * wmma_spec.ELEMENT_BITS.get(m.type, 0)
+    bits = n * _spec().ELEMENT_BITS.get(m.type, 0)
     if bits > 128:
         c.emit("PTX0216", vec[1], vec[2], f"`.{vec[0]}` of `.{m.type}` is {bits} bits wide",
                label="wider than 128 bits", help="remove it", fix="")
