@@ -168,3 +168,12 @@ def test_one_module_split_over_processes_gives_the_same_answer(monkeypatch):
         seq = check_source(text, select=select, ignore=ignore)
         par = check_source_parallel(text, workers=2, select=select, ignore=ignore)
         assert [(d.code, d.line) for d in par] == [(d.code, d.line) for d in seq] != []
+
+
+@pytest.mark.parametrize("table", ['[tool.ptxld]\nignore = ["PTX0202"]\n',
+                                   '[tool]\nptxld = { ignore = ["PTX0202"] }\n',
+                                   '[project]\nname = "x"\n\n[tool."ptxld"]\nignore = ["PTX0202"]\n'])
+def test_every_spelling_of_the_table_is_found(tmp_path, table):
+    (tmp_path / "pyproject.toml").write_text(table)
+    (tmp_path / "k.ptx").write_text(TWO)
+    assert _codes_of(_run([str(tmp_path / "k.ptx")])) == ["PTX0203"]

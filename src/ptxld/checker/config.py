@@ -9,10 +9,14 @@ table is passed over). Keys: `select`, `ignore` (lists of rule codes or prefixes
 from __future__ import annotations
 
 import os
+import re
 
 from .selection import SelectionError, selectors
 
 KEYS = {"select": list, "ignore": list, "strict": bool}
+# what any spelling of a `tool.ptxld` table or key must contain (`[tool.ptxld]`, `[tool."ptxld"]`,
+# `tool.ptxld.select = ...`, or `ptxld = {...}` / `ptxld.select = ...` under `[tool]`)
+_MENTIONS_TABLE = re.compile(rb"""tool\s*\.\s*["']?ptxld\b|^\s*["']?ptxld["']?\s*[.=]""", re.M)
 
 
 class ConfigError(ValueError):
@@ -48,7 +52,7 @@ def find_config(start: str) -> str | None:
 def _has_ptxld_table(path: str) -> bool:
     try:
         with open(path, "rb") as f:
-            if b"ptxld" not in f.read():  # most pyproject.toml files: no need to parse them
+            if not _MENTIONS_TABLE.search(f.read()):  # most pyproject.toml files: not parsed
                 return False
     except OSError:
         return False
