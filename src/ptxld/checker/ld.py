@@ -8,9 +8,7 @@ from ..spec.opcodes import is_predefined
 from ..spec.types import kind_bits
 from .context import Checker, reg_type
 from .operands import check_address, destination_types, dest_compatible, type_name
-from .registry import (
-    LD_SECTION, NC_SECTION, PTXAS_MEASURED, TABLE28_SECTION, Example, Rule, Trigger, reports,
-    rule)
+from .registry import LD_SECTION, NC_SECTION, PTXAS_MEASURED, TABLE28_SECTION, Example, Rule, Trigger, rule
 
 _ORDERS_WITH_SCOPE = (".relaxed", ".acquire")
 _STRONG = (".volatile", ".relaxed", ".acquire")

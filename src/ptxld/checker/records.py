@@ -15,7 +15,7 @@ from ..spec.isa import OperandSpec
 from ..spec.opcodes import special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
-from .registry import Example, Rule, Trigger, reports, rule
+from .registry import Example, Rule, Trigger, rule
 
 SECTION = "PTX ISA 9.7 (Instructions)"
 

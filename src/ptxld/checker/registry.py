@@ -121,7 +121,6 @@ class Check:
 
 
 RULES: dict[str, Rule] = {}
-TRIGGER_OF: dict[str, str] = {}      # code -> the trigger of the function its record sits with
 CHECKS: dict[str, list[Check]] = {t: [] for t in Trigger.ALL}
 
 
@@ -142,8 +141,6 @@ def rule(trigger: str, *records: Rule, also: tuple[str, ...] = ()):
 
     def register(function):
         _add(records)
-        for r in records:
-            TRIGGER_OF[r.code] = trigger
         CHECKS[trigger].append(Check(function, trigger, frozenset(r.code for r in records) | set(also)))
         return function
     return register

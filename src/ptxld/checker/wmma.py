@@ -5,7 +5,7 @@ from ..ptx.nodes import Int, Name, Sink, Vector
 from .context import Checker, reg_type
 from .gates import check_wmma_gates
 from .operands import check_address
-from .registry import WMMA_SECTION, Example, Rule, Trigger, reports, rule
+from .registry import WMMA_SECTION, Example, Rule, Trigger, rule
 
 _REQUIRED = (("matrix", "a matrix `.a`, `.b` or `.c`"), ("sync", "`.sync`"), ("layout", "a layout `.row`/`.col`"),
              ("shape", "a shape such as `.m16n16k16`"), ("type", "an element type such as `.f16`"))
