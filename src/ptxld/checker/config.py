@@ -16,7 +16,8 @@ from .selection import SelectionError, selectors
 KEYS = {"select": list, "ignore": list, "strict": bool}
 # what any spelling of a `tool.ptxld` table or key must contain (`[tool.ptxld]`, `[tool."ptxld"]`,
 # `tool.ptxld.select = ...`, or `ptxld = {...}` / `ptxld.select = ...` under `[tool]`)
-_MENTIONS_TABLE = re.compile(rb"""tool\s*\.\s*["']?ptxld\b|^\s*["']?ptxld["']?\s*[.=]""", re.M)
+# (compiled, and cached by `re`, where a pyproject.toml is found: start-up time)
+_MENTIONS_TABLE = rb"""(?m)tool\s*\.\s*["']?ptxld\b|^\s*["']?ptxld["']?\s*[.=]"""
 
 
 class ConfigError(ValueError):
@@ -52,7 +53,7 @@ def find_config(start: str) -> str | None:
 def _has_ptxld_table(path: str) -> bool:
     try:
         with open(path, "rb") as f:
-            if not _MENTIONS_TABLE.search(f.read()):  # most pyproject.toml files: not parsed
+            if not re.search(_MENTIONS_TABLE, f.read()):  # most pyproject.toml files: not parsed
                 return False
     except OSError:
         return False

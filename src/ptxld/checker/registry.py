@@ -112,12 +112,12 @@ class Trigger:
     ALL = (MODULE, UNKNOWN_INSTRUCTION, GUARD, LD_OPCODE, LD, STORE, INSTRUCTION, WMMA_LOAD, NAMES)
 
 
-@dataclass(frozen=True)
 class Check:
     """A registered checking function: what it runs on and every code it can report."""
-    function: object
-    trigger: str
-    codes: frozenset
+    __slots__ = ("function", "trigger", "codes")  # a plain class: dataclasses cost start-up time
+
+    def __init__(self, function, trigger: str, codes: frozenset):
+        self.function, self.trigger, self.codes = function, trigger, codes
 
 
 RULES: dict[str, Rule] = {}

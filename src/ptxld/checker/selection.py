@@ -13,7 +13,7 @@ import re
 
 from .registry import RULES
 
-_SELECTOR = re.compile(r"PTX\d{0,4}|ALL")
+_SELECTOR = r"PTX\d{0,4}|ALL"  # compiled (and cached by `re`) when selectors are given
 
 
 class SelectionError(ValueError):
@@ -33,7 +33,7 @@ def selectors(values, where: str = "") -> list[str]:
             s = part.strip().upper()
             if not s:
                 continue
-            if not _SELECTOR.fullmatch(s) or not any(_matches(s, code) for code in RULES):
+            if not re.fullmatch(_SELECTOR, s) or not any(_matches(s, code) for code in RULES):
                 at = f" in {where}" if where else ""
                 raise SelectionError(f"unknown rule selector `{part.strip()}`{at}: expected a rule code "
                                      "such as PTX0203, a prefix such as PTX02, or ALL (`ptxld rules` "

@@ -17,10 +17,11 @@ from ..ptx.source import Source
 from .registry import RULES, Example, Rule, reports
 from .selection import is_enabled
 
-# `ptxld:` in a `//` comment, and what follows it up to the end of the line
-_MARK = re.compile(r"//[^\n]*?\bptxld\s*:([^\n]*)")
-_DIRECTIVE = re.compile(r"\s*(ignore-file|ignore)\s*\[([^\]]*)\]\s*")
-_CODE = re.compile(r"PTX\d{4}")
+# `ptxld:` in a `//` comment, and what follows it up to the end of the line. The patterns are
+# compiled (and cached by `re`) on the first module that has such a comment: start-up time.
+_MARK = r"//[^\n]*?\bptxld\s*:([^\n]*)"
+_DIRECTIVE = r"\s*(ignore-file|ignore)\s*\[([^\]]*)\]\s*"
+_CODE = r"PTX\d{4}"
 SECTION = "ptxld suppression comments (docs/configuration.md)"
 
 
@@ -97,16 +98,16 @@ def codes_to_run(text: str, enabled: frozenset | None) -> frozenset | None:
     codes the suppressions name (whether one is used must not depend on the selection)."""
     if enabled is None or "PTX0901" not in enabled or "ptxld" not in text:
         return enabled
-    named = {m.group().upper() for body in _MARK.findall(text) for m in _CODE.finditer(body.upper())}
+    named = {m.group() for body in re.findall(_MARK, text) for m in re.finditer(_CODE, body.upper())}
     return enabled | (named & RULES.keys())
 
 
 def _read(source: Source) -> tuple[list[Suppression], list[Diagnostic]]:
     found, problems = [], []
-    for m in _MARK.finditer(source.text):
+    for m in re.finditer(_MARK, source.text):
         body, at = m.group(1), m.start(1)
         line, _ = source.position(m.start())
-        d = _DIRECTIVE.fullmatch(body)
+        d = re.fullmatch(_DIRECTIVE, body)
         if d is None:
             problems.append(_diag(source, "PTX0902", at, m.end(),
                                   "a `ptxld:` comment must be `ignore[CODE, ...]` or `ignore-file[CODE, ...]`",
@@ -117,7 +118,7 @@ def _read(source: Source) -> tuple[list[Suppression], list[Diagnostic]]:
         for part in re.finditer(r"[^,\s]+", d.group(2)):
             s, e = list_start + part.start(), list_start + part.end()
             code = part.group().upper()
-            if not _CODE.fullmatch(code) or code not in RULES:
+            if not re.fullmatch(_CODE, code) or code not in RULES:
                 problems.append(_diag(source, "PTX0902", s, e, f"`{part.group()}` is not a rule code",
                                       label="no such rule",
                                       help="name whole rule codes such as PTX0203 (`ptxld rules` lists them); "
