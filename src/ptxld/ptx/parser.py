@@ -292,11 +292,14 @@ class _Parser:
 
     def _opens_block(self, pend: int, brace: int, comments: list) -> bool:
         """Does a `{` after pending text open a body? True for function headers and `.section`."""
-        words = self._stmt_text(pend, brace, comments).split()
+        text = self._stmt_text(pend, brace, comments)
+        words = text.split()
         if not words:
             return True
         if all(w.endswith(":") for w in words):
             return True  # label(s) then a nested block
+        if len(self.stack) > 1 and _labels_and_line_directives(text):
+            return True  # `L: .loc 1 5 1` then a nested block (nvcc -G)
         for w in words:
             if w in _LINKAGE:
                 continue
@@ -382,6 +385,17 @@ class _Parser:
             scope.labels[lab.name] = lab
             self._add(lab)
         b = _BLANK.match(text, pos).end()
+        if b < len(text) and text[b] == "." and _EOL_RE.match(text, b) is not None:
+            # `L: .loc 1 2 3` (nvcc writes several such lines after a label): each line-ended
+            # directive is a statement of its own, then whatever follows on the next lines
+            nl = text.find("\n", b)
+            if nl >= 0 and text[nl:].strip() and not text[b:nl].rstrip().endswith(","):
+                self.directive_statement(text[:nl], start, b, start + nl)
+                self.statement(start + nl + 1, stop, end, comments, missing_semicolon, before_block)
+                return
+            if before_block:
+                self.directive_statement(text, start, b, end)
+                return
         if before_block and b < len(text):
             syntax_error(self.m, start + b, stop, "expected `;` before `{`", help="add `;`")
             return
@@ -391,13 +405,6 @@ class _Parser:
                 self.m.diagnostics[-1:] = [d for d in self.m.diagnostics[-1:] if d.message != _NO_SEMICOLON]
             return
         if text[b] == ".":
-            if labels and _EOL_RE.match(text, b) is not None:
-                # `L: .loc 1 2 3` then the next statement on the following line
-                nl = text.find("\n", b)
-                if nl >= 0 and text[nl:].strip():
-                    self.directive_statement(text[:nl], start, b, start + nl)
-                    self.statement(start + nl + 1, stop, end, comments, missing_semicolon)
-                    return
             self.directive_statement(text, start, b, end)
             return
         if not in_function:
@@ -451,6 +458,8 @@ class _Parser:
         source line). False: take the general path."""
         if text.startswith(".loc") and _EOL_RE.match(text) is not None:
             raw = text.rstrip()
+            if "\n" in raw:
+                return False  # more statements follow on the next lines
             self._add(Directive(".loc", raw.split()[1:], start, start + len(raw), raw=raw))
             return True
         m = _FAST_REG.match(text)
@@ -856,6 +865,15 @@ class _Parser:
         if i < len(toks):
             raise _Err(f"unexpected `{toks[i].text}` after the initializer", toks[i].start, toks[i].end)
         return v
+
+
+def _labels_and_line_directives(text: str) -> bool:
+    """Is `text` only labels and line-ended directives (`.loc`, `.file`), one per line?"""
+    pos = 0
+    while (m := _LABELS.match(text, pos)) is not None:
+        pos = m.end()
+    return all(_EOL_RE.match(line) is not None for line in
+               (x.strip() for x in text[pos:].split("\n")) if line)
 
 
 def _int(text: str) -> int:
