@@ -106,20 +106,23 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
     import difflib
 
     from .ptx.parser import parse
-    from .ptx.printer import format_module
+    from .ptx.printer import FormatError, format_module
 
     status = 0
     for file in files:
         text, warning = read_ptx(file)
-        module = parse(text, filename=file)
-        errors = [d for d in module.diagnostics if d.severity == "error"]
-        if errors:
-            for d in errors[:20]:
-                click.echo(f"{file}:{d.line}:{d.column}: error[{d.code}]: {d.message}", err=True)
-            click.echo(f"{file}: not formatted: it has syntax errors", err=True)
+        name = "<stdin>" if file == "-" else file
+        if warning and in_place:
+            # writing the text back would replace its undecodable bytes
+            click.echo(f"{name}: not formatted: it is not valid UTF-8 ({warning})", err=True)
             status = max(status, 1)
             continue
-        out = format_module(module)
+        try:
+            out = format_module(parse(text, filename=name))
+        except FormatError as e:
+            click.echo(str(e), err=True)
+            status = max(status, 1)
+            continue
         if check_only or diff:
             if out != text:
                 status = max(status, 1)

@@ -189,8 +189,7 @@ class _Parser:
                 continue
             pos = e
             if kind in ("lc", "bc"):
-                if pend < 0 or (eol and kind == "lc"):
-                    self.m.comments.append((s, e))
+                self.m.comments.append((s, e))  # every comment: the formatter keeps them all
                 if pend >= 0:
                     comments.append((s, e))
                     if eol and kind == "lc":
@@ -663,6 +662,11 @@ class _Parser:
                 j += 1
             if j >= n:
                 raise _Err("unclosed `(` of the parameter list", open_.start, open_.end)
+            if j == i:
+                what = "`,` with no parameter before it" if toks[j].text == "," else \
+                    "a trailing `,` in the parameter list"
+                at = toks[j] if toks[j].text == "," else toks[j - 1]
+                raise _Err(what, at.start, at.end, help="remove the `,`")
             var = self._variable(toks[i:j], toks[i].start, toks[j - 1].end, param=True)
             if var is not None:
                 var.function = func
@@ -670,6 +674,9 @@ class _Parser:
             i = j + 1 if toks[j].text == "," else j
         if i >= n:
             raise _Err("unclosed `(` of the parameter list", open_.start, open_.end)
+        if toks[i - 1].text == ",":  # ptxas: syntax error
+            raise _Err("a trailing `,` in the parameter list", toks[i - 1].start, toks[i - 1].end,
+                       help="remove the `,`")
         return params, i + 1
 
     def _attribute(self, toks, i):
