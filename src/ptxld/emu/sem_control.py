@@ -213,9 +213,10 @@ def enter(b, op, f, act, ret_targets, arg_sources):
             b.stack.append(np.zeros(b.N, np.int32))
         b.stack[level][t[d == level]] = rid
     b.depth[t] += 1
-    if b.depth[t].max() > 1024:
-        raise Fault(E.StepBudgetError, 0, None, None, "call depth above 1024 (runaway recursion?)",
-                    "recursion that terminates")
+    if b.depth[t].max() > b.max_call_depth:
+        raise Fault(E.StepBudgetError, 0, None, None,
+                    f"call depth above {b.max_call_depth} (runaway recursion?)",
+                    "recursion that terminates, or a larger max_call_depth")
     return f.entry_pc, (None if len(t) == b.N else t)
 
 
