@@ -8,7 +8,8 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
-from ..ptx.syntax import operand_errors
+from ..ptx.source import Source
+from ..ptx.syntax import non_ascii_error, operand_errors
 from . import catalog  # noqa: F401 - registers the rules
 from .context import Checker
 from .header import check_header
@@ -32,6 +33,9 @@ def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
              skip_bodies: dict[int, int] | None = None) -> list[Diagnostic]:
     """`check_source` without the cap on the number of diagnostics; `skip_bodies` leaves those
     function bodies unchecked (see `parse`)."""
+    if not source.isascii():
+        # ptxas stops at the first non-ASCII character: one error, not a cascade after it
+        return [non_ascii_error(Source(source, filename))]
     try:
         # operands are parsed (and checked) as the rules need them
         module = parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)

@@ -9,6 +9,7 @@ import sys
 import click
 
 from ..io import InputError, read_ptx
+from ..spec.targets import DEFAULT_TARGET
 
 # Below this many bytes in total, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 2_000_000
@@ -135,8 +136,8 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 
 @click.command("explain")
 @click.argument("what")
-@click.option("--target", default=None, help="Check the instruction for this target (default: the newest "
-              "target ptxas 13.0 knows, sm_100a) and show the wmma fragment layout of it (default sm_90).")
+@click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Check the instruction for this "
+              "target and show its wmma fragment layout (default: the newest target ptxas 13.0 knows).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
               help="wmma.load/store: also write the fragment map as an SVG picture.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True),
@@ -152,12 +153,20 @@ def explain_cmd(what, target, svg_path, png_path):
             raise click.UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
         click.echo(rule_page(rule), nl=False)
         return
+    for path, opt in ((svg_path, "--svg"), (png_path, "--png")):
+        if path:
+            _check_output_path(path, opt)  # before any work, not after printing it
     from .explain import ExplainError, explain_instruction
     from .render import render_text, use_color
     try:
         result = explain_instruction(what, target=target)
     except ExplainError as e:
         raise click.UsageError(str(e))
+    if (svg_path or png_path) and result.text:
+        from ..ptx.loads import WmmaLoadModel
+        if not isinstance(result.model, WmmaLoadModel):
+            raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
+                                   "an `ld` has no fragment to draw")
     if result.diagnostics:
         # what is wrong comes first, on standard output with the description (one report)
         click.echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
@@ -168,18 +177,21 @@ def explain_cmd(what, target, svg_path, png_path):
     else:
         click.echo("not explained: the instruction is not a valid load (see above)")
     if (svg_path or png_path) and result.text:
-        from .explain import DEFAULT_LAYOUT_TARGET
-        _write_fragment_pictures(result.model, target or DEFAULT_LAYOUT_TARGET, svg_path, png_path)
+        _write_fragment_pictures(result.model, target, svg_path, png_path)
     if result.errors:
         sys.exit(1)
 
 
+def _check_output_path(path: str, option: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
+    if not os.access(folder, os.W_OK):
+        raise click.BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)
+
+
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
-    from ..ptx.loads import WmmaLoadModel
     from ..wmma.render import fragment_png, fragment_svg
-    if not isinstance(model, WmmaLoadModel):
-        raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
-                               "an `ld` has no fragment to draw")
     args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:

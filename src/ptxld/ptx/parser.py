@@ -18,7 +18,7 @@ from .exprs import ExprError, ExprParser, fold
 from .lexer import Token, tokenize
 from .printer import join_tokens
 from .source import Source
-from .syntax import report_operand_errors, syntax_error
+from .syntax import add_diagnostic, non_ascii_error, report_operand_errors, syntax_error
 
 _NO_SEMICOLON = "expected `;` at the end of the statement"
 
@@ -53,6 +53,9 @@ _FAST_HEADER = re.compile(
     rf"(?:\(((?:\s*{_PARAM}\s*,)*\s*{_PARAM}\s*|\s*)\))?\s*")
 _FAST_PARAM = re.compile(_PARAM)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
+# a complete module header directive, which may share its line with the next statement
+_HEADER_DIRECTIVE = re.compile(r"\.version[ \t]+\d+\.\d+|\.address_size[ \t]+\d+"
+                               r"|\.target[ \t]+[\w]+(?:\s*,\s*[\w]+)*")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _SPACES = {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
 _FUNC_KW = {".entry", ".func"}
@@ -72,6 +75,8 @@ def parse(text: str, *, filename: str = "<string>", eager: bool = True,
     (anything with a dict's `get`): those bodies are left empty (the parallel checker gives each
     process its own functions)."""
     module = Module(Source(text, filename))
+    if not text.isascii():
+        add_diagnostic(module, non_ascii_error(module.source))
     with no_gc():
         _Parser(module, skip_bodies).run()
         if eager:
@@ -175,6 +180,14 @@ class _Parser:
                         self.statement(pend, cut, cut, comments, missing_semicolon=True)
                         pend = -1
                         pos = cut
+                        continue
+                if eol and len(self.stack) == 1:
+                    h = _HEADER_DIRECTIVE.match(text, pend)
+                    if h is not None and text[h.end():e].split("\n", 1)[0].strip():
+                        # `.target sm_80 .address_size 64` (or a whole module) on one line
+                        self.statement(pend, h.end(), h.end(), comments)
+                        pend, eol = -1, False
+                        pos = h.end()
                         continue
                 if eol:
                     nl = text.find("\n", max(s, pend), e)
