@@ -183,7 +183,7 @@ class _Parser:
                         continue
                 if eol and len(self.stack) == 1:
                     h = _HEADER_DIRECTIVE.match(text, pend)
-                    if h is not None and text[h.end():e].split("\n", 1)[0].strip():
+                    if h is not None and text[h.end():e].split("\n", 1)[0].strip().startswith("."):
                         # `.target sm_80 .address_size 64` (or a whole module) on one line
                         self.statement(pend, h.end(), h.end(), comments)
                         pend, eol = -1, False
