@@ -31,7 +31,7 @@ def _check_texts(jobs):
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
               help="Output format (SARIF 2.1.0 for code scanning).")
-@click.option("--strict", is_flag=True, help="Seed rules stricter than ptxas become errors.")
+@click.option("--strict", is_flag=True, help="Rules of the PTX ISA text that ptxas does not enforce become errors.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal, "
               "unless NO_COLOR is set).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files (standard input: print the "
@@ -43,6 +43,9 @@ def check_cmd(files, fmt, strict, color, fix):
     # A short-lived process building one big tree: the cyclic collector would only walk it.
     gc.disable()
     texts, io_failed, undecodable = [], False, set()
+    # `--fix --format json -`: the fixed text is on stdout, the JSON report alone on stderr
+    quiet_stderr = fix and fmt != "text" and "-" in files
+    files, io_failed = _expand_directories(files)
     for file in files:
         try:
             text, warning = read_ptx(file)
@@ -51,11 +54,12 @@ def check_cmd(files, fmt, strict, color, fix):
             io_failed = True
             continue
         if warning:
-            click.echo(f"warning: {warning}", err=True)
+            if not quiet_stderr:  # the report carries it as an error (non-ASCII)
+                click.echo(f"warning: {warning}", err=True)
             undecodable.add(len(texts))
         texts.append((file if file != "-" else "<stdin>", text))
     if fix:
-        results, report_to_stderr = _fix_files(texts, strict, undecodable)
+        results, report_to_stderr = _fix_files(texts, strict, undecodable, quiet_stderr)
     else:
         results, report_to_stderr = _check_all(texts, strict), False
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
@@ -65,7 +69,7 @@ def check_cmd(files, fmt, strict, color, fix):
         click.echo(render_json(named), nl=False, err=report_to_stderr)
     elif fmt == "sarif":
         from .render import render_sarif
-        click.echo(render_sarif(named), nl=False, err=report_to_stderr)
+        click.echo(render_sarif(named, dict(texts)), nl=False, err=report_to_stderr)
     elif any(diags for _, diags in named):
         from .render import render_text, use_color
         stream = sys.stderr if report_to_stderr else sys.stdout
@@ -86,14 +90,33 @@ def check_cmd(files, fmt, strict, color, fix):
     sys.exit(code)
 
 
-def _fix_files(texts: list, strict: bool, undecodable: set) -> tuple[list, bool]:
+def _expand_directories(files) -> tuple[list, bool]:
+    """FILES with each directory replaced by the `.ptx` files under it (sorted); and whether a
+    directory held none (an I/O problem, as a missing file is)."""
+    out, failed = [], False
+    for f in files:
+        if f != "-" and os.path.isdir(f):
+            found = sorted(os.path.join(d, n) for d, _, names in os.walk(f) for n in names
+                           if n.endswith(".ptx"))
+            if not found:
+                click.echo(f"error: {f}: a directory with no .ptx files", err=True)
+                failed = True
+            out += found
+        else:
+            out.append(f)
+    return out, failed
+
+
+def _fix_files(texts: list, strict: bool, undecodable: set, quiet: bool = False) -> tuple[list, bool]:
     """Fix each text (rewriting its file; standard input's goes to standard output) and return
-    the diagnostics left in each, and whether the report must go to standard error."""
+    the diagnostics left in each, and whether the report must go to standard error. `quiet`:
+    no progress lines on standard error (a machine-readable report goes there)."""
     from .fix import fix_source
     results, to_stdout = [], None
     for i, (name, text) in enumerate(texts):
         if i in undecodable:  # writing it back would replace its undecodable bytes
-            click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
+            if not quiet:
+                click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
             results.append(_check_text((text, name, strict)))
             continue
         fixed, applied, diags = fix_source(text, filename=name, strict=strict)
@@ -104,7 +127,7 @@ def _fix_files(texts: list, strict: bool, undecodable: set) -> tuple[list, bool]
         elif applied:
             with open(name, "w", encoding="utf-8", newline="") as f:
                 f.write(fixed)
-        if applied:
+        if applied and not quiet:
             click.echo(f"{name}: fixed {applied} problem(s)", err=True)
     if to_stdout is not None:
         click.echo(to_stdout, nl=False)

@@ -47,15 +47,15 @@ def _gate(c: Checker, key, gate, s, e, source, more_notes=()) -> None:
     if c.version is not None and ptx and c.version < tuple(ptx):
         need = f"PTX ISA {fmt_version(ptx)}"
         if seed_version:
-            c.emit("PTX0603", s, e, f"the seed requires {need} for {feature}; ptxas 13.0 does not check it",
-                   label=f"seed: {need}", notes=notes)
+            c.emit("PTX0603", s, e, f"the PTX ISA requires {need} for {feature}; ptxas 13.0 does not check it",
+                   label=f"PTX ISA: {need}", notes=notes)
         else:
             c.emit("PTX0601", s, e, f"{feature} needs {need}; the module is {fmt_version(c.version)}",
                    label=f"{need} feature", notes=notes, help=f"raise `.version` to {fmt_version(ptx)} or later")
     if c.sm is not None and sm and c.sm < sm:
         if seed_target:
-            c.emit("PTX0603", s, e, f"the seed requires sm_{sm} for {feature}; ptxas 13.0 does not check it",
-                   label=f"seed: sm_{sm}", notes=notes)
+            c.emit("PTX0603", s, e, f"the PTX ISA requires sm_{sm} for {feature}; ptxas 13.0 does not check it",
+                   label=f"PTX ISA: sm_{sm}", notes=notes)
         else:
             c.emit("PTX0602", s, e, f"{feature} needs sm_{sm}; the module targets {c.target.name}",
                    label=f"sm_{sm} feature", notes=notes, help=f"raise `.target` to sm_{sm} or later")

@@ -180,7 +180,7 @@ def _cache_and_eviction(c: Checker, m) -> None:
                    help="use `.v8.b32` or `.v4.b64`, or remove the L2 eviction priority")
         for other, why in ((cop, "a cache operator"), (volatile, "`.volatile`")):
             if other:
-                c.emit("PTX0211", l2[1], l2[2], f"the seed has no form with `{l2[0]}` and {why}",
+                c.emit("PTX0211", l2[1], l2[2], f"the PTX ISA has no form with `{l2[0]}` and {why}",
                        label="L2 eviction priority", secondary=[(other[1], other[2], "outside that form")],
                        help=f"remove `{l2[0]}` or `{other[0]}` for portable PTX")
         if m.is_256_bit:
@@ -204,7 +204,7 @@ def _widths(c: Checker, m) -> None:
                label="wider than 128 bits",
                help="256-bit loads are `.v8` of 32-bit types and `.v4` of 64-bit types")
     if vec[0] == ".v8" and m.type_bits < 32:
-        c.emit("PTX0215", vec[1], vec[2], f"the seed specifies `.v8` only for 32-bit types, not `{m.type}`",
+        c.emit("PTX0215", vec[1], vec[2], f"the PTX ISA specifies `.v8` only for 32-bit types, not `{m.type}`",
                label=".v8 with a narrow type", help="use `.v4`/`.v2` or a 32-bit type")
     if vec[0] == ".v8":
         _v8_crashes(c, m)
@@ -229,7 +229,7 @@ def _v8_crashes(c: Checker, m) -> None:
         c.emit("PTX0701", vec[1], m.quals["type"][2],
                f"ptxas 13.0 {'crashes' if always else 'sometimes crashes'} on {why}",
                label="segmentation fault in ptxas" + ("" if always else " (nondeterministic)"),
-               notes=["measured with ptxas 13.0.88 (ptxas-vs-seeds 5.1/5.2); the instruction is "
+               notes=["measured with ptxas 13.0.88; the instruction is "
                       "otherwise judged by the other diagnostics"],
                help="load with `.v4` twice, or into 32-bit registers" if m.type_bits == 16 else "")
 
@@ -332,7 +332,7 @@ def _destination(c: Checker, ins, m) -> None:
         if any(isinstance(x, Sink) for x in items) and not m.is_256_bit:
             s = next(x for x in items if isinstance(x, Sink))
             c.emit("PTX0217", s.start, s.end,
-                   "the seed allows `_` only in `.v8` 32-bit and `.v4` 64-bit destinations",
+                   "the PTX ISA allows `_` only in `.v8` 32-bit and `.v4` 64-bit destinations",
                    label="sink", help="load into a register you do not use")
         _vector_types(c, ins, m, items)
         seen = {}
@@ -514,7 +514,7 @@ def _param_rules(c: Checker, ins, m) -> None:
     if local and func is not None and func.is_entry and a.name not in c.call_returns_of(func):
         c.emit("PTX0701", a.start, a.end, f"ptxas 13.0 crashes on `ld.param` of `{a.name}`, a `.param` declared in a kernel",
                label="call-argument `.param` read back",
-               notes=["measured: segmentation fault, no diagnostic (ptxas-vs-seeds 5.1)"],
+               notes=["measured with ptxas 13.0.88: segmentation fault, no diagnostic"],
                help="keep the value in a register instead of reading the argument back")
     sub = m.space
     if sub in (".param::entry", ".param::func") and owner is not None and (is_param or is_return):
@@ -541,14 +541,14 @@ def _unified(c: Checker, ins, m) -> None:
         if base is not None and var is None and not base.name.startswith("%"):
             c.emit("PTX0701", us, a.end, "ptxas 13.0 crashes on `.unified` with an undeclared name",
                    label="after `Illegal operand type`, ptxas segfaults",
-                   notes=["measured: deterministic segmentation fault (ptxas-vs-seeds 5.1)"])
+                   notes=["measured with ptxas 13.0.88: deterministic segmentation fault"])
         if is_var and not unified_var:
             c.emit("PTX0219", us, a.end, f"`{base.name}` is not declared with `.attribute(.unified)`",
                    label="`.unified` on an ordinary variable", secondary=[(var.start, var.end, "declared here")],
                    help="remove `.unified`", fix="")
         form = m.quals.get("sem") if m.sem in _STRONG else (m.quals.get("mmio") or m.quals.get("nc"))
         if form:
-            c.emit("PTX0221", us, a.end, f"the seed's `ld{form[0]}` form has no `.unified` operand",
+            c.emit("PTX0221", us, a.end, f"the PTX ISA's `ld{form[0]}` form has no `.unified` operand",
                    label="`.unified`", secondary=[(form[1], form[2], "form without `.unified`")])
     elif unified_var:
         c.emit("PTX0220", a.start, a.end, f"`{base.name}` is a `.unified` variable: read it as `[{base.name}].unified`",
