@@ -50,7 +50,7 @@ class Checker:
                        notes=list(notes or ()), help=help, fix=fix, section=rule.section,
                        filename=self.source.filename, end_line=end_line, end_column=end_col)
         if rule.seed_only:
-            d.notes.append("ptxas 13.0 accepts this; the seed text does not"
+            d.notes.append("ptxas 13.0 accepts this; the PTX ISA text does not"
                            + ("" if self.strict else " (an error with --strict)"))
         self.diags.append(d)
         return d

@@ -73,7 +73,7 @@ def index_page() -> str:
              "", "Codes: PTX00xx syntax (parser) · PTX01xx module header and instruction names · "
              "PTX02xx `ld` qualifiers · PTX03xx operands and type checking · PTX04xx `ld.global.nc` · "
              "PTX05xx `wmma.load` · PTX06xx version/target gates · PTX07xx ptxas 13.0 defects.", "",
-             "Severity follows ptxas 13.0: what it rejects is an error. Rules where the seed text is "
+             "Severity follows ptxas 13.0: what it rejects is an error. Rules where the PTX ISA text is "
              "stricter than ptxas are warnings (errors under `--strict`).", "",
              "A diagnostic carries a fix only where the edit keeps what the instruction means (a "
              "repeated or conflicting qualifier, a hint that cannot go with the memory order, "

@@ -53,7 +53,7 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
         if space_base != ".local":
             c.emit("PTX0312", a.start, a.end, "ptxas accepts immediate addresses only with `.local`",
                    label="immediate address",
-                   notes=["the seed lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
+                   notes=["the PTX ISA lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
                           "for every other state space"],
                    help="put the address in a register first")
         return

@@ -59,8 +59,8 @@ def check_wmma_load(c: Checker, ins, m) -> None:
             if spec.source != "isa":
                 t = q["type"]
                 c.emit("PTX0510", t[1], t[2],
-                       f"the seed's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
-                       label="outside the seed's table", notes=[spec.note] if spec.note else [])
+                       f"the PTX ISA's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
+                       label="outside the PTX ISA's table", notes=[spec.note] if spec.note else [])
             if m.layout not in spec.layouts:
                 lay = q["layout"]
                 c.emit("PTX0505", lay[1], lay[2],
@@ -87,7 +87,7 @@ def check_wmma_load(c: Checker, ins, m) -> None:
         c.emit("PTX0209", a.end - 8, a.end, f"`.unified` cannot be used with `.{sp[0]}`",
                label="only `.global` or generic", secondary=[(sp[1], sp[2], "state space")])
     elif a.unified:
-        c.emit("PTX0221", a.end - 8, a.end, "the seed's `wmma.load` has no `.unified` operand",
+        c.emit("PTX0221", a.end - 8, a.end, "the PTX ISA's `wmma.load` has no `.unified` operand",
                label="`.unified`", help="remove it", fix="")
     _stride(c, ins, m, spec)
 
@@ -110,7 +110,7 @@ def _vector_qualifier(c: Checker, m, spec) -> None:
                f"fragment of `.{m.shape}`", label=f"{spec.nregs} registers expected",
                help="remove it" + (f", or write `.v{spec.nregs}`" if spec.nregs > 1 else ""), fix="")
     else:
-        c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the seed's `wmma.load` syntax",
+        c.emit("PTX0510", vec[1], vec[2], f"`.{vec[0]}` is not in the PTX ISA's `wmma.load` syntax",
                label="ignored by ptxas", help="remove it", fix="")
 
 
