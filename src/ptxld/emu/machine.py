@@ -21,7 +21,12 @@ from .threadset import merge
 EMPTY = np.empty(0, np.intp)
 
 
+# the deepest call chain a thread may build (`max_call_depth` of a launch)
+DEFAULT_MAX_CALL_DEPTH = 1024
+
+
 class Batch:
+    max_call_depth = DEFAULT_MAX_CALL_DEPTH
     def __init__(self, launch, prog, spaces, *, cta_coords, n_slots_per_cta, block, grid,
                  cluster, dyn_smem, live_per_cta, tid_xyz, max_steps, progress=None):
         self.launch = launch
