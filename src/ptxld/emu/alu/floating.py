@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ptxld.emu.alu import fastround
 from ptxld.emu.alu import rounding as R
 from ptxld.emu.alu.ptxtypes import TYPES, PtxType, join_lanes, split_lanes
 
@@ -113,7 +114,16 @@ def _sqrt_exact(a):
 # -- the arithmetic core -------------------------------------------------------------------
 
 def arith(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
-    """add/sub/mul/fma on raw bits of ``fmt`` with exact rounding in ``mode``."""
+    """add/sub/mul/fma on raw bits of ``fmt`` with exact rounding in ``mode``: f32, f16 and bf16
+    through ``fastround`` (float64 with round-to-odd), others through ``arith_exact``."""
+    if fastround.supported(fmt) and mode != "rna":
+        return fastround.arith(kind, fmt, mode, load, store, ftz=ftz, sat=sat, relu=relu)
+    return arith_exact(kind, fmt, mode, ftz=ftz, sat=sat, relu=relu)
+
+
+def arith_exact(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
+    """The reference: exact values or ``hi+lo`` pairs rounded once by ``rounding.round_to_grid``
+    (and exact rationals for f64 fma and directed f64 mul)."""
     def run(*bits):
         v = [load(b, fmt, ftz) for b in bits]
         if fmt is R.F64:

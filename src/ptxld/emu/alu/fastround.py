@@ -1,0 +1,154 @@
+"""add/sub/mul/fma of f32, f16 and bf16 in every rounding mode, exact, at NumPy speed.
+
+Operands are decoded to float64 exactly. A product of two values of at most 24 significant bits
+is exact in float64. A sum s = RN64(x + y) is exact except for a 53-bit rounding; it is turned
+into the round-to-odd value (RO53: the odd neighbour when inexact, which 2Sum's error term
+identifies), and rounding RO53 once more to p <= 51 bits in any mode equals rounding the exact
+value once (Boldo & Melquiond, "When double rounding is odd", 2005). The repair is needed only
+where s lies on the target grid or one of its midpoints (there RN64's rounding can move the
+value across a decision point; elsewhere both roundings agree with the exact value's). The test
+is one mask on the float64 significand: the target's subnormal grid points and midpoints are
+multiples of a larger power of two and pass it too. Only those elements go through 2Sum.
+
+Round-to-nearest onto f32 and f16 is NumPy's cast (IEEE conversion of float64); onto bf16 it is
+a round to odd at f32 followed by the usual integer rounding of the f32 bits. Directed modes
+step the nearest result one grid point toward the exact value where it lies on the wrong side.
+
+``rounding.round_to_grid`` (the slow exact path) stays the reference: tests/alu prove the two
+equal bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ptxld.emu.alu import rounding as R
+
+# bits of a float64 significand below the target's precision, per format: s is on the target's
+# grid or a midpoint iff all but the top one of them are zero (for normal target values)
+_LOW = {R.F32: (1 << (52 - 24)) - 1, R.F16: (1 << (52 - 11)) - 1, R.BF16: (1 << (52 - 8)) - 1}
+_NAN = {R.F32: np.uint32(0x7FFFFFFF), R.F16: np.uint16(0x7FFF), R.BF16: np.uint16(0x7FFF)}
+
+
+def supported(fmt: R.Format) -> bool:
+    return fmt in _LOW
+
+
+def _two_sum_error(x, y, s):
+    bb = s - x
+    e = (x - (s - bb)) + (y - bb)
+    return np.where(np.isfinite(s), e, 0.0)
+
+
+def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: R.Format) -> np.ndarray:
+    """RN64(x + y), made round-to-odd where a second rounding to ``fmt`` could tell the
+    difference (see the module doc)."""
+    s = np.asarray(x + y)
+    sb = s.view(np.int64)
+    idx = np.flatnonzero((sb & _LOW[fmt]) == 0)
+    if len(idx):
+        # an immediate operand arrives as a 0-d array
+        xs, ys, ss = np.broadcast_to(x, s.shape)[idx], np.broadcast_to(y, s.shape)[idx], s[idx]
+        e = _two_sum_error(xs, ys, ss)
+        fix = (e != 0) & ((sb[idx] & 1) == 0)
+        if fix.any():
+            # the odd neighbour toward the exact value: one step up in magnitude when the error
+            # has the sum's sign, one step down otherwise (s != 0 when e != 0)
+            step = np.where(np.signbit(e) == np.signbit(ss), 1, -1)
+            sb[idx[fix]] += step[fix]
+    return s
+
+
+def _rn_f32_to_odd(s: np.ndarray) -> np.ndarray:
+    """float64 -> float32 bits rounded to odd (the input to bf16's final rounding)."""
+    r = s.astype(np.float32)
+    rb = r.view(np.uint32)
+    back = r.astype(np.float64)
+    fix = (back != s) & ((rb & 1) == 0) & ~np.isnan(s)
+    if fix.any():
+        toward_bigger = np.abs(s[fix]) > np.abs(back[fix])
+        rb[fix] = np.where(toward_bigger, rb[fix] + np.uint32(1), rb[fix] - np.uint32(1))
+    return rb
+
+
+def _rn_bits(s: np.ndarray, fmt: R.Format) -> np.ndarray:
+    """Round-to-nearest-even bits of float64 values ``s`` (exact or RO53) in ``fmt``."""
+    if fmt is R.F32:
+        return s.astype(np.float32).view(np.uint32)
+    if fmt is R.F16:
+        return s.astype(np.float16).view(np.uint16)
+    u = _rn_f32_to_odd(s).astype(np.uint64)
+    return ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
+
+
+def _step(bits: np.ndarray, up: bool, fmt: R.Format) -> np.ndarray:
+    """The next grid value of ``fmt`` above (``up``) or below each raw value (not NaN)."""
+    sign = {R.F32: np.uint32(0x80000000)}.get(fmt, np.uint16(0x8000))
+    one = bits.dtype.type(1)
+    neg = (bits & sign) != 0
+    mag = bits & ~sign
+    zero = mag == 0
+    grow = neg != up                                # magnitude grows going away from zero
+    out = np.where(grow, bits + one, bits - one).astype(bits.dtype)
+    # from either zero: up -> smallest positive subnormal, down -> smallest negative one
+    return np.where(zero, sign * bits.dtype.type(not up) | one, out).astype(bits.dtype)
+
+
+def round_bits(s: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
+    """Raw bits of float64 values ``s`` (exact or RO53) rounded to ``fmt`` in ``mode``; NaN
+    results are not made canonical here."""
+    rb = _rn_bits(s, fmt)
+    if mode == "rn":
+        return rb
+    r = R.decode(rb, fmt)
+    with np.errstate(invalid="ignore"):
+        if mode == "rz":
+            down = (r > s) & (s > 0)
+            up = (r < s) & (s < 0)
+        elif mode == "rm":
+            down, up = r > s, np.zeros(s.shape, bool)
+        elif mode == "rp":
+            down, up = np.zeros(s.shape, bool), r < s
+        else:
+            raise ValueError(mode)
+    if down.any():
+        rb[down] = _step(rb[down], False, fmt)
+    if up.any():
+        rb[up] = _step(rb[up], True, fmt)
+    return rb
+
+
+def arith(kind: str, fmt: R.Format, mode: str, load, store, *, ftz=False, sat=False, relu=False):
+    """add/sub/mul/fma on raw bits of ``fmt`` (f32, f16, bf16); ``load``/``store`` are
+    floating.py's (input flushing; .ftz/.sat/.relu on the rounded value and the NaN encoding)."""
+    plain = not (ftz or sat or relu)
+    canon = _NAN[fmt]
+
+    def run(*bits):
+        v = [load(b, fmt, ftz) for b in bits]
+        with np.errstate(invalid="ignore", over="ignore"):
+            if kind == "mul":
+                s = v[0] * v[1]                       # exact: at most 48 significant bits
+                x = y = None
+            else:
+                x = v[0] * v[1] if kind == "fma" else v[0]
+                y = v[2] if kind == "fma" else (v[1] if kind == "add" else -v[1])
+                s = round_to_odd_sum(x, y, fmt)
+            out = round_bits(s, fmt, mode)
+        if mode == "rm" and x is not None:
+            # IEEE 754 §6.3: an exact zero sum is -0 in rm, unless both addends are +0
+            z = (s == 0) & ~((x == 0) & (y == 0) & ~np.signbit(x) & ~np.signbit(y))
+            if z.any():
+                out[z] = fmt_neg_zero(fmt)
+        nan = np.isnan(s)
+        if plain:
+            if nan.any():
+                out[nan] = canon
+            return out
+        vals = R.decode(out, fmt)
+        vals[nan] = np.nan
+        return store(vals, fmt, ftz=ftz, sat=sat, relu=relu)
+    return run
+
+
+def fmt_neg_zero(fmt: R.Format):
+    return np.uint32(0x80000000) if fmt is R.F32 else np.uint16(0x8000)
