@@ -14,6 +14,7 @@ import numpy as np
 
 from . import errors as E
 from . import ptxtypes as T
+from .allocator import keep_heap
 from .memory import Fault
 from .handlers import SIMPLE, resolve_stall
 from .threadset import merge
@@ -24,6 +25,7 @@ EMPTY = np.empty(0, np.intp)
 class Batch:
     def __init__(self, launch, prog, spaces, *, cta_coords, n_slots_per_cta, block, grid,
                  cluster, dyn_smem, live_per_cta, tid_xyz, max_steps, progress=None):
+        keep_heap()
         self.launch = launch
         self.prog = prog
         self.sp = spaces
