@@ -38,10 +38,11 @@ def operands(fmt: str, kind: str, seed: int, n: int = 600) -> list[np.ndarray]:
     cols = [rng.integers(0, 1 << bits, n, dtype=np.uint64).astype(DT[fmt]) for _ in range(nsrc)]
     u = 2.0 ** (1 - f.p)                                  # ulp of 1
     k = n // 6
-    # y: random normal values; exponent E (value in [2^E, 2^(E+1)))
-    y = rng.uniform(1, 2, k) * 2.0 ** rng.integers(f.emin + 2, f.emax - 1, k)
+    # y: random values, a quarter of them subnormal; exponent E (value in [2^E, 2^(E+1)))
+    lo = np.where(rng.random(k) < 0.25, f.emin - f.p + 2, f.emin + 2)
+    y = rng.uniform(1, 2, k) * 2.0 ** rng.integers(lo, f.emax - 1, k)
     y = R.decode(_to_bits(y * rng.choice([-1, 1], k), fmt), f)
-    e = np.floor(np.log2(np.abs(y)))
+    e = np.maximum(np.floor(np.log2(np.abs(y))), f.emin)
     half = 2.0 ** (e - f.p)                               # half an ulp of y
     m = rng.integers(1, 8, k)
     sgn = rng.choice([-1.0, 1.0], k)

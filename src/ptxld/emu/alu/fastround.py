@@ -27,6 +27,9 @@ from ptxld.emu.alu import rounding as R
 # grid or a midpoint iff all but the top one of them are zero (for normal target values)
 _LOW = {R.F32: (1 << (52 - 24)) - 1, R.F16: (1 << (52 - 11)) - 1, R.BF16: (1 << (52 - 8)) - 1}
 _NAN = {R.F32: np.uint32(0x7FFFFFFF), R.F16: np.uint16(0x7FFF), R.BF16: np.uint16(0x7FFF)}
+_EXP = 0x7FF0000000000000
+# float64 bits of the target's smallest normal value: below it, grid spacing is the subnormal one
+_NORMAL = {f: (1023 + f.emin) << 52 for f in _LOW}
 
 
 def supported(fmt: R.Format) -> bool:
@@ -39,12 +42,20 @@ def _two_sum_error(x, y, s):
     return np.where(np.isfinite(s), e, 0.0)
 
 
-def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: R.Format) -> np.ndarray:
-    """RN64(x + y), made round-to-odd where a second rounding to ``fmt`` could tell the
-    difference (see the module doc)."""
+def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
+    """RN64(x + y), made round-to-odd where a second rounding to ``fmt`` in ``mode`` could tell
+    the difference (see the module doc). Nearest rounding can only go wrong where s is a
+    midpoint: on a grid point, the exact value is within half a float64 ulp of it and rounds to
+    it as well; in the target's subnormal range midpoints sit elsewhere, so all of it is checked."""
     s = np.asarray(x + y)
     sb = s.view(np.int64)
-    idx = np.flatnonzero((sb & _LOW[fmt]) == 0)
+    low = _LOW[fmt]
+    if mode == "rn":
+        suspect = (sb & (2 * low + 1)) == low + 1
+        suspect |= (sb & _EXP) < _NORMAL[fmt]
+    else:
+        suspect = (sb & low) == 0
+    idx = np.flatnonzero(suspect)
     if len(idx):
         # an immediate operand arrives as a 0-d array
         xs, ys, ss = np.broadcast_to(x, s.shape)[idx], np.broadcast_to(y, s.shape)[idx], s[idx]
@@ -132,7 +143,7 @@ def arith(kind: str, fmt: R.Format, mode: str, load, store, *, ftz=False, sat=Fa
             else:
                 x = v[0] * v[1] if kind == "fma" else v[0]
                 y = v[2] if kind == "fma" else (v[1] if kind == "add" else -v[1])
-                s = round_to_odd_sum(x, y, fmt)
+                s = round_to_odd_sum(x, y, fmt, mode)
             out = round_bits(s, fmt, mode)
         if mode == "rm" and x is not None:
             # IEEE 754 §6.3: an exact zero sum is -0 in rm, unless both addends are +0
