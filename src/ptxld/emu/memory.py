@@ -154,6 +154,8 @@ class Spaces:
         self.const = const
         self.params = params
         self.cta_of = cta_of                     # thread -> CTA index in batch
+        self.n_threads = n_threads
+        self._shared_base = None                 # thread -> byte offset of its CTA's shared memory
         self.shared_size = shared_size
         self.shared_stride = _padded(shared_size)
         self.local_size = local_size
@@ -171,7 +173,7 @@ class Spaces:
     # ------------------------------------------------------------------ per-space resolution
     def resolve(self, space: str, addr: np.ndarray, nbytes: int, tids, write: bool):
         """-> list of (backing uint8 array, byte index intp array, positions or None)."""
-        if nbytes > 1 and (addr & np.uint64(nbytes - 1)).any():
+        if nbytes > 1 and len(addr) and int(np.bitwise_or.reduce(addr)) & (nbytes - 1):
             pos = _first((addr & np.uint64(nbytes - 1)) != 0)
             raise Fault(E.MisalignedAddressError, pos, int(addr[pos]), space,
                         f"misaligned {'store to' if write else 'load from'} {space} space: "
@@ -201,7 +203,7 @@ class Spaces:
             if write and seg.readonly:
                 raise Fault(E.ReadOnlyMemoryError, 0, lo, space,
                             f"store to read-only memory ('{seg.name}')", "a writable global address")
-            return [(seg.data, (addr - np.uint64(seg.base)).astype(np.intp), offset_pos)]
+            return [(seg.data, (addr - np.uint64(seg.base)).view(np.intp), offset_pos)]
         bases = np.array(self.g.bases, np.uint64)
         ends = np.array([s.end for s in self.g.segments], np.uint64)
         k = np.searchsorted(bases, addr, side="right").astype(np.intp) - 1
@@ -252,7 +254,18 @@ class Spaces:
                         f"(the kernel's .local variables)", int(bad.sum()))
         return (self.local, tids.astype(np.intp) * self.local_stride + addr.astype(np.intp), None)
 
+    def shared_base(self, tids) -> np.ndarray:
+        """Byte offset of each thread's own CTA shared memory in the batch's shared array."""
+        base = self._shared_base
+        if base is None:
+            base = self._shared_base = self.cta_of.astype(np.intp) * self.shared_stride
+        # thread sets are sorted and distinct: one as long as the batch is every thread
+        return base if len(tids) == self.n_threads else base[tids]
+
     def _shared(self, addr, nbytes, tids, write, cluster: bool):
+        if len(addr) and int(addr.max()) + nbytes <= self.shared_size:
+            # every address in the executing CTA's own window (no rank bits) and in bounds
+            return (self.shared, self.shared_base(tids) + addr.view(np.intp), None)
         own = self.cta_of[tids]
         rank = (addr >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
         off = (addr & np.uint64(SHARED_CTA_SPAN - 1)).astype(np.intp)
@@ -291,12 +304,27 @@ class Spaces:
             code[(addr >= np.uint64(base)) & (addr < np.uint64(base + span))] = c
         return code
 
+    def _window_part(self, window, addr, nbytes, tids, write):
+        L = self.layout
+        if window == ".local":
+            return self._local(addr - np.uint64(L.local), nbytes, tids, "generic", write)
+        if window == ".const":
+            return self._bank(self.const, addr - np.uint64(L.const), nbytes, write, ".const")
+        return self._shared(addr - np.uint64(L.shared), nbytes, tids, write, cluster=True)
+
     def _generic(self, addr, nbytes, tids, write):
         L = self.layout
         lo, hi = int(addr.min()), int(addr.max())
         wl, wh = L.window_of(lo), L.window_of(hi)
         if wl == wh and wl in (".global", ".param"):
             return self._global(addr, nbytes, write, "generic")
+        if wl == wh:
+            # one window for every address (windows are single ranges): no per-address codes
+            try:
+                return [self._window_part(wl, addr, nbytes, tids, write)]
+            except Fault as f:
+                f.address = int(addr[f.pos])
+                raise
         code = self.window(addr)
         out = []
         for c in np.unique(code):

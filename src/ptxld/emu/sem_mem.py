@@ -84,10 +84,10 @@ class AddressOperand:
         if self.uniform is not None:
             return np.full(b.count(act), self.uniform, np.uint64)
         r = b.rd(self.reg, act)
-        if r.dtype != np.uint64:
+        if self.off:    # widened to 64 bits by the addition itself (one pass, no astype copy)
+            r = np.add(r, np.uint64(self.off & 0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
+        elif r.dtype != np.uint64:
             r = r.astype(np.uint64)
-        if self.off:
-            r = r + np.uint64(self.off & 0xFFFFFFFFFFFFFFFF)
         if self.mask != 0xFFFFFFFFFFFFFFFF:
             r = r & np.uint64(self.mask)
         return r
