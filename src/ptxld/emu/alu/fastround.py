@@ -83,10 +83,15 @@ def _rn_f32_to_odd(s: np.ndarray) -> np.ndarray:
 
 def _rn_bits(s: np.ndarray, fmt: R.Format) -> np.ndarray:
     """Round-to-nearest-even bits of float64 values ``s`` (exact or RO53) in ``fmt``."""
+    # cast into a fresh integer array (it owns its memory: callers need not copy it)
     if fmt is R.F32:
-        return s.astype(np.float32).view(np.uint32)
+        out = np.empty(s.shape, np.uint32)
+        out.view(np.float32)[...] = s
+        return out
     if fmt is R.F16:
-        return s.astype(np.float16).view(np.uint16)
+        out = np.empty(s.shape, np.uint16)
+        out.view(np.float16)[...] = s
+        return out
     u = _rn_f32_to_odd(s).astype(np.uint64)
     return ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
 
