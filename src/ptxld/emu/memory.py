@@ -159,10 +159,12 @@ class Spaces:
         self.shared_size = shared_size
         self.shared_stride = _padded(shared_size)
         self.local_size = local_size
-        self.local_stride = _padded(local_size)
+        # no .local variables: every local access faults, so no per-thread bytes are needed
+        # (zeroing 32 bytes per thread was a fifth of a short kernel's launch)
+        self.local_stride = _padded(local_size) if local_size else 0
         gmem.charge(self.shared_stride * n_ctas + self.local_stride * n_threads, "shared and local memory")
         self.shared = np.zeros(self.shared_stride * n_ctas, np.uint8)
-        self.local = np.zeros(self.local_stride * n_threads, np.uint8)
+        self.local = np.zeros(max(self.local_stride * n_threads, PAD), np.uint8)
         self.cluster_first = cluster_first       # CTA -> first CTA of its cluster (batch index)
         self.cluster_size = cluster_size
         self.rank_of = rank_of                   # CTA -> rank in cluster
