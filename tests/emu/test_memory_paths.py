@@ -109,3 +109,33 @@ st.global.u32 [%rd4], %r9;""")
     with pytest.raises(emu.OutOfBoundsError) as e:
         k(1, 32, [np.zeros(32, np.int32), np.zeros(1, np.int32)])
     assert ".local" in str(e.value)
+
+
+@pytest.mark.parametrize("span", [10, 70_000, 5_000_000_000, 1 << 40])
+def test_stable_order_is_a_stable_argsort(span):
+    from ptxld.emu.memory import stable_order
+    rng = np.random.default_rng(span)
+    keys = rng.integers(0, span, 5000) + (1 << 20)
+    keys[::7] = keys[3]                             # many equal keys: stability matters
+    assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable"))
+
+
+def test_shared_atomic_add_returns_old_values_in_thread_order():
+    # every thread of 3 CTAs adds (tid % 5 + 1) to one of 4 counters; old values per thread
+    k = kernel("""mov.u32 %r4, s;
+and.b32 %r5, %r1, 3;
+shl.b32 %r5, %r5, 2;
+add.u32 %r6, %r4, %r5;
+rem.u32 %r7, %r1, 5;
+add.u32 %r7, %r7, 1;
+atom.shared.add.u32 %r8, [%r6], %r7;
+st.global.u32 [%rd4], %r8;""")
+    out = np.zeros(3 * 64, np.int32)
+    k(3, 64, [out, np.zeros(1, np.int32)])
+    t = np.arange(64)
+    want = np.zeros(64, np.int64)
+    for c in range(4):                              # threads in order, per counter
+        sel = t[(t & 3) == c]
+        inc = sel % 5 + 1
+        want[sel] = np.cumsum(inc) - inc
+    assert np.array_equal(out, np.tile(want, 3))

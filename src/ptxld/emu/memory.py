@@ -350,6 +350,24 @@ class Spaces:
         return out
 
 
+def stable_order(keys: np.ndarray) -> np.ndarray:
+    """np.argsort(keys, kind="stable") for non-negative integer keys (element indices of an
+    access), by one or two 16-bit radix passes when the keys span less than 2^32 (NumPy's
+    stable sort of 16-bit keys is a radix sort; of wider ones a timsort, several times slower)."""
+    if len(keys) == 0:
+        return np.zeros(0, np.intp)
+    lo = int(keys.min())
+    span = int(keys.max()) - lo
+    if span >= 1 << 32:
+        return np.argsort(keys, kind="stable")
+    k = keys - lo
+    order = np.argsort(k.astype(np.uint16), kind="stable")
+    if span >= 1 << 16:
+        high = (k >> 16).astype(np.uint16)[order]
+        order = order[np.argsort(high, kind="stable")]
+    return order
+
+
 def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = None) -> np.ndarray:
     """Read `count` consecutive elements of `width` bits at each resolved address -> (n, count)
     raw bits (uint8..uint64; for 128 bits (n, count, 2) uint64)."""

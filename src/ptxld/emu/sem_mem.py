@@ -10,7 +10,7 @@ from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
 from ..spec import ld as LD
 from . import errors as E
 from . import ptxtypes as T
-from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter
+from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter, stable_order
 from .alu import atom_combine
 from .handlers import CompileError, handler
 
@@ -290,7 +290,7 @@ def _serialised(backing, idx, width, combine, srcs, int_add):
     wb = width // 8
     el = idx // wb
     n = len(el)
-    order = np.argsort(el, kind="stable")
+    order = stable_order(el)
     se = el[order]
     first = np.ones(n, bool)
     first[1:] = se[1:] != se[:-1]
