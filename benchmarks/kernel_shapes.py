@@ -21,6 +21,7 @@ For each shape, in one run:
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import sys
 import time
@@ -168,10 +169,12 @@ def baseline(module, name, threads):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="one timed launch, no breakdown")
+    ap.add_argument("--quick3", action="store_true", help="best of three launches, no breakdown")
     ap.add_argument("--only", nargs="*", default=list(BENCH_SIZES), choices=list(BENCH_SIZES))
     ap.add_argument("--baseline-threads", type=int, default=1024)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--top", type=int, default=8, help="instruction classes shown per kernel")
+    ap.add_argument("--json", help="also write the table's rows to this file")
     a = ap.parse_args()
     print(f"# ptxld kernel-shape benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()}")
@@ -191,13 +194,17 @@ def main():
                   f"{bdt:.2f} s = {base_rate / 1e6:.3f} M/s -> full size ~{ti / base_rate:.0f} s; "
                   f"emulator / baseline = {ti / dt / base_rate:.0f}x")
         rows.append((name, threads, ti, dt, one, base_rate))
-        if not a.quick:
+        if not (a.quick or a.quick3):
             total, spent = breakdown(name)
             ops = sum(spent.values())
             print(f"  breakdown of one launch ({total:.3f} s): instructions {ops / total:.0%}, "
                   f"scheduler/merge/launch {(total - ops) / total:.0%}")
             for cls, s in sorted(spent.items(), key=lambda kv: -kv[1])[:a.top]:
                 print(f"    {cls:<22s} {s:8.3f} s  {s / total:6.1%}")
+    if a.json:
+        Path(a.json).write_text(json.dumps([
+            {"kernel": name, "threads": threads, "thread_instructions": ti, "seconds": dt,
+             "one_cta_seconds": one, "baseline_rate": br} for name, threads, ti, dt, one, br in rows]))
     print("\n| kernel | threads | thread-instructions | seconds | M thread-instr/s | 1-CTA launch | baseline M/s | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, threads, ti, dt, one, br in rows:
