@@ -389,7 +389,7 @@ def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = Non
         v = backing.view(dt)
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
         if count == 1:
-            return v[base][:, None]
+            return np.take(v, base)[:, None]         # np.take: faster than v[base] for 1-D
         return v[base[:, None] + np.arange(count) * (step // wb)]
     out = np.empty((n, count), dt)
     for backing, idx, pos in parts:

@@ -28,6 +28,7 @@ from ptxld.emu.alu import rounding as R
 _LOW = {R.F32: (1 << (52 - 24)) - 1, R.F16: (1 << (52 - 11)) - 1, R.BF16: (1 << (52 - 8)) - 1}
 _NAN = {R.F32: np.uint32(0x7FFFFFFF), R.F16: np.uint16(0x7FFF), R.BF16: np.uint16(0x7FFF)}
 _EXP = 0x7FF0000000000000
+_FLOAT = {R.F32: np.float32, R.F16: np.float16}
 # float64 bits of the target's smallest normal value: below it, grid spacing is the subnormal one
 _NORMAL = {f: (1023 + f.emin) << 52 for f in _LOW}
 
@@ -47,7 +48,7 @@ def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: R.Format, mode: str) -> 
     the difference (see the module doc). Nearest rounding can only go wrong where s is a
     midpoint: on a grid point, the exact value is within half a float64 ulp of it and rounds to
     it as well; in the target's subnormal range midpoints sit elsewhere, so all of it is checked."""
-    s = np.asarray(x + y)
+    s = np.asarray(np.add(x, y, dtype=np.float64))
     sb = s.view(np.int64)
     low = _LOW[fmt]
     if mode == "rn":
@@ -139,14 +140,21 @@ def arith(kind: str, fmt: R.Format, mode: str, load, store, *, ftz=False, sat=Fa
     plain = not (ftz or sat or relu)
     canon = _NAN[fmt]
 
+    native = _FLOAT.get(fmt) if not ftz else None
+
     def run(*bits):
-        v = [load(b, fmt, ftz) for b in bits]
+        if native is not None:
+            # the raw bits viewed as NumPy floats; the ufuncs below widen them to float64 as
+            # they go (exactly), with no float64 copies of the operands
+            v = [np.asarray(b).view(native) for b in bits]
+        else:
+            v = [load(b, fmt, ftz) for b in bits]
         with np.errstate(invalid="ignore", over="ignore"):
             if kind == "mul":
-                s = v[0] * v[1]                       # exact: at most 48 significant bits
+                s = np.multiply(v[0], v[1], dtype=np.float64)   # exact: <= 48 significant bits
                 x = y = None
             else:
-                x = v[0] * v[1] if kind == "fma" else v[0]
+                x = np.multiply(v[0], v[1], dtype=np.float64) if kind == "fma" else v[0]
                 y = v[2] if kind == "fma" else (v[1] if kind == "add" else -v[1])
                 s = round_to_odd_sum(x, y, fmt, mode)
             out = round_bits(s, fmt, mode)
