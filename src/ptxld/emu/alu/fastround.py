@@ -117,16 +117,15 @@ def round_bits(s: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
     if mode == "rn":
         return rb
     r = R.decode(rb, fmt)
-    with np.errstate(invalid="ignore"):
-        if mode == "rz":
-            down = (r > s) & (s > 0)
-            up = (r < s) & (s < 0)
-        elif mode == "rm":
-            down, up = r > s, np.zeros(s.shape, bool)
-        elif mode == "rp":
-            down, up = np.zeros(s.shape, bool), r < s
-        else:
-            raise ValueError(mode)
+    if mode == "rz":
+        down = (r > s) & (s > 0)
+        up = (r < s) & (s < 0)
+    elif mode == "rm":
+        down, up = r > s, np.zeros(s.shape, bool)
+    elif mode == "rp":
+        down, up = np.zeros(s.shape, bool), r < s
+    else:
+        raise ValueError(mode)
     if down.any():
         rb[down] = _step(rb[down], False, fmt)
     if up.any():
@@ -149,15 +148,15 @@ def arith(kind: str, fmt: R.Format, mode: str, load, store, *, ftz=False, sat=Fa
             v = [np.asarray(b).view(native) for b in bits]
         else:
             v = [load(b, fmt, ftz) for b in bits]
-        with np.errstate(invalid="ignore", over="ignore"):
-            if kind == "mul":
-                s = np.multiply(v[0], v[1], dtype=np.float64)   # exact: <= 48 significant bits
-                x = y = None
-            else:
-                x = np.multiply(v[0], v[1], dtype=np.float64) if kind == "fma" else v[0]
-                y = v[2] if kind == "fma" else (v[1] if kind == "add" else -v[1])
-                s = round_to_odd_sum(x, y, fmt, mode)
-            out = round_bits(s, fmt, mode)
+        # (floating-point warnings are silenced by the caller, alu.core.Op, once per instruction)
+        if kind == "mul":
+            s = np.multiply(v[0], v[1], dtype=np.float64)       # exact: <= 48 significant bits
+            x = y = None
+        else:
+            x = np.multiply(v[0], v[1], dtype=np.float64) if kind == "fma" else v[0]
+            y = v[2] if kind == "fma" else (v[1] if kind == "add" else -v[1])
+            s = round_to_odd_sum(x, y, fmt, mode)
+        out = round_bits(s, fmt, mode)
         if mode == "rm" and x is not None:
             # IEEE 754 §6.3: an exact zero sum is -0 in rm, unless both addends are +0
             z = (s == 0) & ~((x == 0) & (y == 0) & ~np.signbit(x) & ~np.signbit(y))

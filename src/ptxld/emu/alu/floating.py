@@ -115,8 +115,7 @@ def round_once(v: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
     """float64 values rounded once to ``fmt`` in ``mode`` (values on the grid, as float64): a
     cast and at most one grid step for f32/f16/bf16 (``fastround``), else ``round_to_grid``."""
     if fastround.supported(fmt) and mode != "rna":
-        with np.errstate(invalid="ignore"):
-            return R.decode(fastround.round_bits(np.asarray(v, np.float64), fmt, mode), fmt)
+        return R.decode(fastround.round_bits(np.asarray(v, np.float64), fmt, mode), fmt)
     return R.round_to_grid(v, None, fmt, mode)
 
 
