@@ -172,3 +172,11 @@ def test_round_once_equals_round_to_grid(fmt, mode, seed):
     both_nan = np.isnan(fast) & np.isnan(exact)
     same = (fast.view(np.uint64) == exact.view(np.uint64)) | both_nan
     assert same.all(), (v[~same][:3], fast[~same][:3], exact[~same][:3])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nan_payloads_stay_nan_in_bf16(mode):
+    """A float64 NaN whose float32 bits are all ones: bf16's rounding carry must not wrap it
+    to zero."""
+    v = np.array([np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0x7FFFFFFFFFFFFFFF)]).view(np.float64)
+    assert np.isnan(F.round_once(v, R.BF16, mode)).all()

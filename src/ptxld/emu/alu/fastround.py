@@ -94,7 +94,11 @@ def _rn_bits(s: np.ndarray, fmt: R.Format) -> np.ndarray:
         out.view(np.float16)[...] = s
         return out
     u = _rn_f32_to_odd(s).astype(np.uint64)
-    return ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
+    out = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
+    nan = np.isnan(s)                  # the rounding carry would turn some NaN payloads into 0
+    if nan.any():
+        out[nan] = _NAN[R.BF16]
+    return out
 
 
 def _step(bits: np.ndarray, up: bool, fmt: R.Format) -> np.ndarray:
