@@ -3,8 +3,9 @@
     python benchmarks/kernel_shapes.py [--quick] [--only NAME ...] [--baseline-threads N]
 
 Kernels: tests/kernels/cuda/bench_shapes.cu (nvcc 13.0, sm_80): tiled matmul, 2-D stencil,
-shared-memory reduction, block scan, histogram with atomics, softmax with shuffles, at the sizes
-of tests/kernels/cases_bench.py's BENCH_SIZES (65,536 threads or more each).
+shared-memory reduction, block scan, histogram with atomics, softmax with shuffles; and the
+corpus's tensor-core GEMM (wmma_gemm.cu, no per-thread baseline); at the sizes of
+tests/kernels/cases_bench.py's BENCH_SIZES (65,536 threads each or more).
 
 For each shape, in one run:
 1. the emulator, warm: one warm-up launch of the small test size, then the best of three launches
@@ -36,14 +37,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests/kernels"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cases import KERNELS_DIR, assert_matches  # noqa: E402
-from cases_bench import BENCH_SIZES, CASES_BENCH, PTX  # noqa: E402
+from cases_bench import BENCH_SIZES, WARMUP  # noqa: E402
 from scalar_baseline import ScalarInterpreter  # noqa: E402
 
-PTX_PATH = KERNELS_DIR / PTX[0]
+# shapes the per-thread baseline does not implement (warp-wide matrix instructions)
+NO_BASELINE = {"wmma_gemm"}
 
 
 def small_case(name):
-    return next(c for c in CASES_BENCH if c.name == "bench_" + name)
+    return WARMUP["bench_" + name]
+
+
+def ptx_path(name):
+    return KERNELS_DIR / small_case(name).ptx[0]
 
 
 def check(case, args, expected):
@@ -83,7 +89,7 @@ def instruction_class(op) -> str:
 
 def breakdown(name):
     """Seconds per instruction class in one launch (a fresh module with every op timed)."""
-    mod = ptxld.RawModule(path=PTX_PATH)
+    mod = ptxld.RawModule(path=ptx_path(name))
     prog = mod.program
     spent = defaultdict(float)
     clock = time.perf_counter
@@ -178,16 +184,18 @@ def main():
     a = ap.parse_args()
     print(f"# ptxld kernel-shape benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()}")
-    mod = ptxld.RawModule(path=PTX_PATH)
+    modules = {}
     rows = []
     for name in a.only:
+        path = ptx_path(name)
+        mod = modules.get(path) or modules.setdefault(path, ptxld.RawModule(path=path))
         ti, dt, grid, block = timed_runs(mod, name, 1 if a.quick else 3)
         threads = int(np.prod(grid) * np.prod(block))
         one = one_cta_launch(mod, name)
         print(f"\n{name}: grid {grid} block {block}, {threads:,} threads, {ti:,} thread-instructions "
               f"in {dt:.3f} s = {ti / dt / 1e6:.1f} M/s; 1-CTA launch {one * 1e3:.2f} ms")
         base_rate = None
-        if not a.no_baseline:
+        if not a.no_baseline and name not in NO_BASELINE:
             bi, bdt, bthreads = baseline(mod.module, name, a.baseline_threads)
             base_rate = bi / bdt
             print(f"  baseline (per-thread Python, {bthreads:,} of {threads:,} threads): {bi:,} in "

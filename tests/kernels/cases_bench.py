@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cases import EXACT, Case, _dim3, close
+from dataclasses import replace
+
+from cases import _GEMMS, EXACT, Case, _dim3, _gemm_args, _gemm_launch, _gemm_ref, close
 
 PTX = ("ptx/sm_80/bench_shapes.ptx",)
 SOURCE = "bench_shapes.cu"
@@ -128,6 +130,17 @@ def softmax(rows: int) -> Case:
                  "one warp per row, shfl.sync.bfly for max and sum, ex2.approx")
 
 
+def wmma_gemm(m: int, n: int, k: int) -> Case:
+    """The corpus's tensor-core GEMM (wmma_gemm.cu, f16 in, f32 accumulate, m16n16k16, A and B
+    row-major, C zero; cases.py's reference) at another size: one warp per 16x16 tile of D."""
+    g = replace(_GEMMS[0], size=(m, n, k), c_mode=0)
+    grid, block = _gemm_launch(g)
+    return Case(name="bench_wmma_gemm", source="wmma_gemm.cu", ptx=("ptx/sm_80/wmma_gemm.ptx",),
+                entry=g.entry, grid=_dim3(grid), block=_dim3(block), make_args=_gemm_args(g),
+                reference=_gemm_ref(g), outputs=(3,), compare=(EXACT,),
+                note="wmma.load/mma/store per warp")
+
+
 # the benchmark's sizes: 65,536 threads and more for every shape
 BENCH_SIZES = {
     "matmul_tiled": lambda: matmul(256),
@@ -136,7 +149,10 @@ BENCH_SIZES = {
     "block_scan": lambda: block_scan(1 << 17),
     "histogram_atomic": lambda: histogram(1 << 20, 256),
     "softmax_warp": lambda: softmax(1 << 11),
+    "wmma_gemm": lambda: wmma_gemm(1024, 512, 64),
 }
 
 CASES_BENCH: list[Case] = [matmul(32), stencil(40, 24), reduce_sum(2048), block_scan(768),
                            histogram(5000, 4), softmax(16)]
+# the benchmark's warm-up launches: the cases above, and the GEMM at the size cases.py tests
+WARMUP = {c.name: c for c in CASES_BENCH} | {"bench_wmma_gemm": wmma_gemm(32, 32, 32)}
