@@ -12,6 +12,7 @@ raises the same ``WmmaError`` it always did.
 """
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 import numpy as np
@@ -80,6 +81,28 @@ def _register_bits(regs: np.ndarray, fs) -> np.ndarray:
     return a.astype(np.uint64) & np.uint64((1 << fs.register_bits) - 1)
 
 
+_WIDE = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def _unpack(regs: np.ndarray, fs) -> np.ndarray:
+    """values.unpack for whole-byte elements: the registers' bytes viewed as elements (slot 0
+    is the low-order part: little-endian memory order), no shifts."""
+    w = fs.element_bits
+    if sys.byteorder != "little" or w not in _WIDE:
+        return values.unpack(regs, fs)
+    r = np.ascontiguousarray(regs.astype(_WIDE[fs.register_bits], copy=False))
+    return r.view(_WIDE[w]).reshape(r.shape + (fs.elements_per_register,)).astype(np.uint64)
+
+
+def _pack(vals: np.ndarray, fs) -> np.ndarray:
+    """values.pack for whole-byte elements (see ``_unpack``)."""
+    w = fs.element_bits
+    if sys.byteorder != "little" or w not in _WIDE:
+        return values.pack(vals, fs)
+    e = np.ascontiguousarray(vals.astype(_WIDE[w]))
+    return e.view(values.register_dtype(fs)).reshape(vals.shape[:-1])
+
+
 def load(params, read: ReadFn, bases: np.ndarray, strides, target) -> np.ndarray | None:
     """wmma.load for every warp: (nwarps, 32, nregs) registers, or None (see module doc)."""
     p = ops._mem_params(params, "load")
@@ -94,7 +117,7 @@ def load(params, read: ReadFn, bases: np.ndarray, strides, target) -> np.ndarray
     raw = np.asarray(read(addrs.reshape(-1), storage.line_bytes(fs, p.layout)))
     lines = storage.decode_lines(raw, fs.element_bits, line_len).reshape(nw, nlines, line_len)
     matrix = lines if p.layout == "row" else lines.transpose(0, 2, 1)
-    return values.pack(_gather(layout, matrix), fs)
+    return _pack(_gather(layout, matrix), fs)
 
 
 def store(params, write: WriteFn, bases: np.ndarray, strides, regs: np.ndarray,
@@ -107,7 +130,7 @@ def store(params, write: WriteFn, bases: np.ndarray, strides, regs: np.ndarray,
     addrs = None if stride is None else _addresses(fs, p.layout, bases, stride)
     if addrs is None:
         return False
-    matrix = _scatter(layout, values.unpack(_register_bits(regs, fs), fs))
+    matrix = _scatter(layout, _unpack(_register_bits(regs, fs), fs))
     if matrix is None:
         return False
     lines = matrix if p.layout == "row" else matrix.transpose(0, 2, 1)
@@ -127,7 +150,7 @@ def mma(params, a_regs, b_regs, c_regs, target="sm_80") -> np.ndarray | None:
     ld = fragment_layout(target, p.shape, "d", p.dtype, "row")
     mats = []
     for lay, regs in ((la, a_regs), (lb, b_regs), (lc, c_regs)):
-        m = _scatter(lay, values.unpack(_register_bits(regs, lay.spec), lay.spec))
+        m = _scatter(lay, _unpack(_register_bits(regs, lay.spec), lay.spec))
         if m is None:
             return None
         mats.append(np.ascontiguousarray(m))
@@ -136,4 +159,4 @@ def mma(params, a_regs, b_regs, c_regs, target="sm_80") -> np.ndarray | None:
         d = ops._float_mma(p, a, b, c)
     else:
         d = ops._int_mma(p, a, b, c)
-    return values.pack(_gather(ld, d), ld.spec)
+    return _pack(_gather(ld, d), ld.spec)
