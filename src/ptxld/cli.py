@@ -76,6 +76,7 @@ def parse_cmd(file: str, as_json: bool) -> None:
     """Parse FILE and show every load-family instruction (ld, ld.global.nc, wmma.load)."""
     import json
 
+    # start-up time: the parser only for the commands that parse
     from .ptx.loads import to_json
     from .ptx.parser import parse
 
@@ -105,6 +106,7 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
     """Print FILES in canonical PTX layout (like `ruff format`)."""
     import difflib
 
+    # start-up time: the parser and printer only for the commands that use them
     from .ptx.parser import parse
     from .ptx.printer import format_module
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ptxld.emu.alu import floating as F
-from ptxld.emu.alu import rounding as R
+from ptxld.emu.alu import floating
+from ptxld.emu.alu import rounding
 
-FMTS = {"f32": R.F32, "f16": R.F16, "bf16": R.BF16}
+FMTS = {"f32": rounding.F32, "f16": rounding.F16, "bf16": rounding.BF16}
 MODES = ("rn", "rz", "rm", "rp")
 DT = {"f32": np.uint32, "f16": np.uint16, "bf16": np.uint16}
 # NaN and overflow arise on purpose; the emulator silences these warnings per instruction
@@ -43,7 +43,7 @@ def operands(fmt: str, kind: str, seed: int, n: int = 600) -> list[np.ndarray]:
     # y: random values, a quarter of them subnormal; exponent E (value in [2^E, 2^(E+1)))
     lo = np.where(rng.random(k) < 0.25, f.emin - f.p + 2, f.emin + 2)
     y = rng.uniform(1, 2, k) * 2.0 ** rng.integers(lo, f.emax - 1, k)
-    y = R.decode(_to_bits(y * rng.choice([-1, 1], k), fmt), f)
+    y = rounding.decode(_to_bits(y * rng.choice([-1, 1], k), fmt), f)
     e = np.maximum(np.floor(np.log2(np.abs(y))), f.emin)
     half = 2.0 ** (e - f.p)                               # half an ulp of y
     m = rng.integers(1, 8, k)
@@ -95,8 +95,8 @@ CASES = [(fmt, kind, mode) for fmt in FMTS for kind in ("add", "sub", "mul", "fm
 def test_fast_equals_exact(fmt, kind, mode, seed):
     f = FMTS[fmt]
     cols = operands(fmt, kind, seed)
-    fast = F.arith(kind, f, mode)(*cols)
-    exact = F.arith_exact(kind, f, mode)(*cols)
+    fast = floating.arith(kind, f, mode)(*cols)
+    exact = floating.arith_exact(kind, f, mode)(*cols)
     bad = np.flatnonzero(fast != exact)
     assert not len(bad), (f"{kind}.{mode}.{fmt}: {len(bad)} differ; first operands "
                           f"{[hex(int(c[bad[0]])) for c in cols]}: fast {hex(int(fast[bad[0]]))}, "
@@ -117,8 +117,8 @@ def test_fast_equals_exact_with_flags(fmt, flags, kind, seed, mode):
         flags = {k: v for k, v in flags.items() if k != "relu"} or {"sat": True}
     f = FMTS[fmt]
     cols = operands(fmt, kind, seed)
-    fast = F.arith(kind, f, mode, **flags)(*cols)
-    exact = F.arith_exact(kind, f, mode, **flags)(*cols)
+    fast = floating.arith(kind, f, mode, **flags)(*cols)
+    exact = floating.arith_exact(kind, f, mode, **flags)(*cols)
     assert np.array_equal(fast, exact), np.flatnonzero(fast != exact)[:5]
 
 
@@ -126,14 +126,14 @@ def test_operands_reach_the_hard_cases():
     """The generator does produce inexact float64 sums, exact ties and exact zero sums (else the
     equality above would prove little)."""
     cols = operands("f32", "fma", 7)
-    a, b, c = (R.decode(x, R.F32) for x in cols)
+    a, b, c = (rounding.decode(x, rounding.F32) for x in cols)
     p = a * b
     s = p + c
     err = np.where(np.isfinite(s), (p - (s - (s - p))) + (c - (s - p)), 0)
     assert (err != 0).sum() > 50                          # RN64 rounded: hazards present
     assert ((s == 0) & np.isfinite(p)).sum() > 20
     cols = operands("f16", "add", 7)
-    x, y = (R.decode(v, R.F16) for v in cols)
+    x, y = (rounding.decode(v, rounding.F16) for v in cols)
     s = x + y
     on_mid = (s.view(np.int64) & ((1 << 42) - 1)) == (1 << 41)
     assert on_mid.sum() > 5
@@ -147,7 +147,7 @@ def float64_values(fmt: str, seed: int, n: int = 800) -> np.ndarray:
     rng = np.random.default_rng(seed)
     k = n // 4
     out = rng.integers(0, 1 << 64, n, dtype=np.uint64).view(np.float64).copy()
-    grid = R.decode(rng.integers(0, 1 << (8 * np.dtype(DT[fmt]).itemsize), k).astype(DT[fmt]), f)
+    grid = rounding.decode(rng.integers(0, 1 << (8 * np.dtype(DT[fmt]).itemsize), k).astype(DT[fmt]), f)
     e = np.maximum(np.floor(np.log2(np.abs(np.where(np.isfinite(grid) & (grid != 0), grid, 1.0)))), f.emin)
     mid = grid + np.copysign(2.0 ** (e - f.p), grid) * rng.integers(0, 2, k)
     out[:k] = np.nextafter(mid, np.where(rng.integers(0, 3, k) == 0, -np.inf, np.inf))
@@ -167,8 +167,8 @@ def test_round_once_equals_round_to_grid(fmt, mode, seed):
     f = FMTS[fmt]
     v = float64_values(fmt, seed)
     with np.errstate(all="ignore"):
-        fast = F.round_once(v, f, mode)
-        exact = R.round_to_grid(v, None, f, mode)
+        fast = floating.round_once(v, f, mode)
+        exact = rounding.round_to_grid(v, None, f, mode)
     both_nan = np.isnan(fast) & np.isnan(exact)
     same = (fast.view(np.uint64) == exact.view(np.uint64)) | both_nan
     assert same.all(), (v[~same][:3], fast[~same][:3], exact[~same][:3])
@@ -179,4 +179,4 @@ def test_nan_payloads_stay_nan_in_bf16(mode):
     """A float64 NaN whose float32 bits are all ones: bf16's rounding carry must not wrap it
     to zero."""
     v = np.array([np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0x7FFFFFFFFFFFFFFF)]).view(np.float64)
-    assert np.isnan(F.round_once(v, R.BF16, mode)).all()
+    assert np.isnan(floating.round_once(v, rounding.BF16, mode)).all()

@@ -8,6 +8,7 @@ target, the canonical qualifier order. Guesses ("did you mean `add`?") stay in t
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic
+from . import check_source
 
 # Fixing one problem can uncover another (or two fixes overlap): check again, this many times.
 MAX_PASSES = 10
@@ -27,16 +28,17 @@ def apply_fixes(text: str, diags: list[Diagnostic]) -> tuple[str, int]:
     return "".join(out), applied
 
 
-def fix_source(text: str, *, filename: str = "<string>", strict: bool = False
-               ) -> tuple[str, int, list[Diagnostic]]:
-    """(fixed text, number of fixes applied, the diagnostics of the fixed text)."""
-    from . import check_source
+def fix_source(text: str, *, filename: str = "<string>", strict: bool = False, select=None,
+               ignore=None) -> tuple[str, int, list[Diagnostic]]:
+    """(fixed text, number of fixes applied, the diagnostics of the fixed text); `select` and
+    `ignore` as for `check_source`."""
     total = 0
-    diags = check_source(text, filename=filename, strict=strict)
+    settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
+    diags = check_source(text, **settings)
     for _ in range(MAX_PASSES):
         fixed, applied = apply_fixes(text, diags)
         if not applied or fixed == text:
             break
         text, total = fixed, total + applied
-        diags = check_source(text, filename=filename, strict=strict)
+        diags = check_source(text, **settings)
     return text, total, diags

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ptx.parser import parse
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .machine import Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .program import Program, _align_up
@@ -44,7 +44,7 @@ class LaunchStats:
 def _dim3(v, what: str) -> tuple[int, int, int]:
     t = (v,) if isinstance(v, (int, np.integer)) else tuple(v)
     if not 1 <= len(t) <= 3 or any(int(x) < 1 for x in t):
-        raise E.LaunchError(f"{what} must be 1 to 3 positive integers, got {v!r}")
+        raise errors.LaunchError(f"{what} must be 1 to 3 positive integers, got {v!r}")
     return tuple(int(x) for x in t) + (1,) * (3 - len(t))
 
 
@@ -65,11 +65,11 @@ class RawModule:
             with open(path, encoding="utf-8") as f:
                 code = f.read()
         module = parse(code, filename=filename)
-        errors = [d for d in module.diagnostics if d.severity == "error"]
-        if errors:
-            lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in errors]
-            raise E.ModuleError(f"{filename}: the module has {len(errors)} syntax error(s):\n" +
-                                "\n".join(lines), errors)
+        syntax_errors = [d for d in module.diagnostics if d.severity == "error"]
+        if syntax_errors:
+            lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in syntax_errors]
+            raise errors.ModuleError(f"{filename}: the module has {len(syntax_errors)} syntax error(s):\n" +
+                                "\n".join(lines), syntax_errors)
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)
@@ -80,7 +80,7 @@ class RawModule:
         f = self.program.funcs.get(name)
         if f is None or not f.node.is_entry:
             entries = sorted(n for n, fn in self.program.funcs.items() if fn.node.is_entry)
-            raise E.LaunchError(f"{self.filename}: no kernel named `{name}`; kernels: "
+            raise errors.LaunchError(f"{self.filename}: no kernel named `{name}`; kernels: "
                                 f"{', '.join(entries) or '(none)'}")
         return Kernel(self, name)
 
@@ -113,11 +113,11 @@ class Kernel:
         grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
         nthreads = math.prod(block)
         if nthreads > 1024:
-            raise E.LaunchError(f"block {block} has {nthreads} threads; the limit is 1024")
+            raise errors.LaunchError(f"block {block} has {nthreads} threads; the limit is 1024")
         if any(g % c for g, c in zip(grid, cluster)):
-            raise E.LaunchError(f"grid {grid} is not a whole number of clusters {cluster}")
+            raise errors.LaunchError(f"grid {grid} is not a whole number of clusters {cluster}")
         if shared_mem < 0:
-            raise E.LaunchError("shared_mem must be >= 0")
+            raise errors.LaunchError("shared_mem must be >= 0")
         prog = self.mod.program
         self.explicit_cluster = cluster != (1, 1, 1)
         self.grid_id += 1
@@ -146,7 +146,7 @@ class Kernel:
         prog = self.mod.program
         plist = prog.kernel_params[self.name]
         if len(args) != len(plist):
-            raise E.LaunchError(f"kernel `{self.name}` takes {len(plist)} argument(s), got {len(args)}")
+            raise errors.LaunchError(f"kernel `{self.name}` takes {len(plist)} argument(s), got {len(args)}")
         size = max(1, max((o + s for _, o, s in plist), default=0))
         buf = np.zeros(_align_up(size, 32), np.uint8)
         segs = []
@@ -154,7 +154,7 @@ class Kernel:
         for k, ((p, off, psize), a) in enumerate(zip(plist, args)):
             if isinstance(a, np.ndarray):
                 if psize * 8 != prog.layout.bits:
-                    raise E.LaunchError(f"argument {k}: a NumPy array is passed as a pointer, but "
+                    raise errors.LaunchError(f"argument {k}: a NumPy array is passed as a pointer, but "
                                         f"parameter `{p.name}` is {p.type}{'[]' if p.dims else ''} "
                                         f"({psize} bytes)")
                 raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
@@ -164,7 +164,7 @@ class Kernel:
             elif isinstance(a, (bytes, bytearray, np.void)):
                 blob = bytes(a) if not isinstance(a, np.void) else a.tobytes()
                 if len(blob) > psize:
-                    raise E.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
+                    raise errors.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
                                         f"of {psize} bytes")
                 blob = blob + b"\0" * (psize - len(blob))
             else:
@@ -237,27 +237,27 @@ class Kernel:
 def _scalar_bytes(a, p, k) -> bytes:
     t = p.type
     if p.dims:
-        raise E.LaunchError(f"argument {k}: parameter `{p.name}` is a {t} array; pass bytes or a "
+        raise errors.LaunchError(f"argument {k}: parameter `{p.name}` is a {t} array; pass bytes or a "
                             f"structured NumPy scalar")
-    w = T.WIDTH.get(t)
+    w = ptxtypes.WIDTH.get(t)
     if w is None or w == 1:
-        raise E.LaunchError(f"argument {k}: unsupported parameter type {t}")
+        raise errors.LaunchError(f"argument {k}: unsupported parameter type {t}")
     nb = w // 8
     if isinstance(a, np.generic):
         if a.dtype.itemsize != nb:
-            raise E.LaunchError(f"argument {k}: {a.dtype} ({a.dtype.itemsize} bytes) for parameter "
+            raise errors.LaunchError(f"argument {k}: {a.dtype} ({a.dtype.itemsize} bytes) for parameter "
                                 f"`{p.name}` of type {t} ({nb} bytes)")
         return a.tobytes()
     if isinstance(a, bool) or isinstance(a, int):
-        if T.is_float(t):
-            return int(T.float_bits(float(a), t)).to_bytes(nb, "little")
+        if ptxtypes.is_float(t):
+            return int(ptxtypes.float_bits(float(a), t)).to_bytes(nb, "little")
         lo, hi = -(1 << (w - 1)), (1 << w) - 1
         if not lo <= a <= hi:
-            raise E.LaunchError(f"argument {k}: {a} does not fit parameter `{p.name}` of type {t}")
+            raise errors.LaunchError(f"argument {k}: {a} does not fit parameter `{p.name}` of type {t}")
         return (a & ((1 << w) - 1)).to_bytes(nb, "little")
     if isinstance(a, float):
-        if not T.is_float(t) and t[1] != "b":
-            raise E.LaunchError(f"argument {k}: float {a} for integer parameter `{p.name}` ({t})")
-        ft = t if T.is_float(t) else {2: ".f16", 4: ".f32", 8: ".f64"}[nb]
-        return int(T.float_bits(a, ft)).to_bytes(nb, "little")
-    raise E.LaunchError(f"argument {k}: cannot pass {type(a).__name__} to parameter `{p.name}`")
+        if not ptxtypes.is_float(t) and t[1] != "b":
+            raise errors.LaunchError(f"argument {k}: float {a} for integer parameter `{p.name}` ({t})")
+        ft = t if ptxtypes.is_float(t) else {2: ".f16", 4: ".f32", 8: ".f64"}[nb]
+        return int(ptxtypes.float_bits(a, ft)).to_bytes(nb, "little")
+    raise errors.LaunchError(f"argument {k}: cannot pass {type(a).__name__} to parameter `{p.name}`")

@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .allocator import keep_heap
 from .memory import Fault
 from .handlers import SIMPLE, resolve_stall
@@ -67,7 +67,7 @@ class Batch:
     def rd(self, s, idx):
         r = self.regs[s]
         if r is None:
-            r = self.regs[s] = T.zeros(self.slot_width[s], self.N)
+            r = self.regs[s] = ptxtypes.zeros(self.slot_width[s], self.N)
         return r if idx is None else r[idx]
 
     def wr(self, s, idx, val):
@@ -83,7 +83,7 @@ class Batch:
         else:
             r = self.regs[s]
             if r is None:
-                r = self.regs[s] = T.zeros(self.slot_width[s], self.N)
+                r = self.regs[s] = ptxtypes.zeros(self.slot_width[s], self.N)
             r[idx] = val
 
     def threads(self, idx) -> np.ndarray:
@@ -189,7 +189,7 @@ class Batch:
 
     def _step_budget(self, op, idx):
         t = self.threads(idx)[0]
-        raise self.error(E.StepBudgetError, op, t,
+        raise self.error(errors.StepBudgetError, op, t,
                          f"step budget exhausted: {self.max_steps} instruction steps executed "
                          f"(an endless loop?)",
                          expected="the kernel to finish within max_steps (raise it with "

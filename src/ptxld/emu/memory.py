@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import errors as E
+from . import errors
 from .ptxtypes import UINT
 
 SHARED_RANK_SHIFT = 24
@@ -99,7 +99,7 @@ class GlobalMemory:
     def charge(self, nbytes: int, what: str) -> None:
         self.used += nbytes
         if self.used > self.budget:
-            raise E.MemoryBudgetError(
+            raise errors.MemoryBudgetError(
                 f"memory budget exceeded allocating {what} ({nbytes} bytes; {self.used} bytes in "
                 f"use, budget {self.budget})", expected="a smaller launch, or a larger memory_budget")
 
@@ -177,7 +177,7 @@ class Spaces:
         """-> list of (backing uint8 array, byte index intp array, positions or None)."""
         if nbytes > 1 and len(addr) and int(np.bitwise_or.reduce(addr)) & (nbytes - 1):
             pos = _first((addr & np.uint64(nbytes - 1)) != 0)
-            raise Fault(E.MisalignedAddressError, pos, int(addr[pos]), space,
+            raise Fault(errors.MisalignedAddressError, pos, int(addr[pos]), space,
                         f"misaligned {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access",
                         f"an address that is a multiple of the access size ({nbytes} bytes)",
@@ -203,7 +203,7 @@ class Spaces:
         seg = self.g.find(lo)
         if seg is not None and hi + nbytes <= seg.end:
             if write and seg.readonly:
-                raise Fault(E.ReadOnlyMemoryError, 0, lo, space,
+                raise Fault(errors.ReadOnlyMemoryError, 0, lo, space,
                             f"store to read-only memory ('{seg.name}')", "a writable global address")
             return [(seg.data, (addr - np.uint64(seg.base)).view(np.intp), offset_pos)]
         bases = np.array(self.g.bases, np.uint64)
@@ -217,7 +217,7 @@ class Spaces:
             a = int(addr[pos])
             near = self.g.nearest(a)
             why = describe_segment(near, a) if near is not None else "no allocation exists"
-            raise Fault(E.OutOfBoundsError, pos if offset_pos is None else int(offset_pos[pos]), a, space,
+            raise Fault(errors.OutOfBoundsError, pos if offset_pos is None else int(offset_pos[pos]), a, space,
                         f"out-of-bounds {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access {why}",
                         "an address inside a global allocation (launch buffer or .global variable)",
@@ -227,7 +227,7 @@ class Spaces:
             seg = self.g.segments[int(s)]
             sel = np.flatnonzero(kk == s)
             if write and seg.readonly:
-                raise Fault(E.ReadOnlyMemoryError, int(sel[0]), int(addr[sel[0]]), space,
+                raise Fault(errors.ReadOnlyMemoryError, int(sel[0]), int(addr[sel[0]]), space,
                             f"store to read-only memory ('{seg.name}')", "a writable global address")
             pos = sel if offset_pos is None else offset_pos[sel]
             out.append((seg.data, (addr[sel] - np.uint64(seg.base)).astype(np.intp), pos))
@@ -237,12 +237,12 @@ class Spaces:
         bad = addr + np.uint64(nbytes) > np.uint64(seg.size)
         if bad.any():
             pos = _first(bad)
-            raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), space,
+            raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), space,
                         f"out-of-bounds {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access past the end of the {space} bank ({seg.size} bytes)",
                         f"an offset below {seg.size}", int(bad.sum()))
         if write and seg.readonly:
-            raise Fault(E.ReadOnlyMemoryError, 0, int(addr[0]), space, f"store to read-only {space} space",
+            raise Fault(errors.ReadOnlyMemoryError, 0, int(addr[0]), space, f"store to read-only {space} space",
                         "a writable state space")
         return (seg.data, addr.astype(np.intp), None)
 
@@ -250,7 +250,7 @@ class Spaces:
         bad = addr + np.uint64(nbytes) > np.uint64(self.local_size)
         if bad.any():
             pos = _first(bad)
-            raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), ".local",
+            raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), ".local",
                         f"out-of-bounds {'store to' if write else 'load from'} .local space: "
                         f"{nbytes}-byte access", f"a local address below {self.local_size} "
                         f"(the kernel's .local variables)", int(bad.sum()))
@@ -278,7 +278,7 @@ class Spaces:
                 bad |= (rank > 0) & (r != self.rank_of[own])
             if bad.any():
                 pos = _first(bad)
-                raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), ".shared::cluster" if cluster else ".shared",
+                raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), ".shared::cluster" if cluster else ".shared",
                             f"shared address names CTA rank {int(r[pos])}, outside "
                             f"{'the cluster' if cluster else 'the executing CTA'}",
                             f"a rank below the cluster size {self.cluster_size}" if cluster else
@@ -290,7 +290,7 @@ class Spaces:
         bad = off + nbytes > self.shared_size
         if bad.any():
             pos = _first(bad)
-            raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), ".shared",
+            raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), ".shared",
                         f"out-of-bounds {'store to' if write else 'load from'} .shared space: "
                         f"{nbytes}-byte access at offset {int(off[pos])}",
                         f"an offset below the CTA's shared memory size ({self.shared_size} bytes: "

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Int, Name, ParenList, Variable
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .memory import Fault
 from .handlers import CONTROL, SIMPLE, CompileError, handler, stall_resolver
 from .sem_warp import compile_bar_warp
@@ -64,7 +64,7 @@ def exit_threads(b, idx):
 def compile_trap(op, prog):
     def run(b, act):
         t = b.threads(act)[0]
-        raise b.error(E.EmulationError, op, t, "trap executed: the kernel aborted",
+        raise b.error(errors.EmulationError, op, t, "trap executed: the kernel aborted",
                       expected="no `trap` on the executed path", others=b.count(act) - 1)
     op.run = run
 
@@ -121,12 +121,12 @@ def compile_call(op, prog):
             name = prog.func_by_addr.get(int(a))
             sel = t[addr == a]
             if name is None or prog.funcs[name].node.is_entry:
-                raise Fault(E.GenericAddressError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
+                raise Fault(errors.GenericAddressError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
                             "indirect call to an address that is not a device function",
                             "the address of a .func taken with mov")
             f = prog.funcs[name]
             if len(f.formals) != len(args) or len(f.returns) != len(rets):
-                raise Fault(E.EmulationError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
+                raise Fault(errors.EmulationError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
                             f"indirect call passes {len(args)} argument(s); `{name}` takes {len(f.formals)}",
                             "a callee matching the call's prototype")
             nxt = enter(b, op, f, sel, ret_targets, arg_sources)
@@ -168,7 +168,7 @@ def _bytes_to_bits(raw: np.ndarray, width: int) -> np.ndarray:
         return buf[:, 0] != 0
     if width == 128:
         return buf.view(np.uint64).reshape(-1, 2)
-    return buf.view(T.UINT[width]).reshape(-1)
+    return buf.view(ptxtypes.UINT[width]).reshape(-1)
 
 
 def enter(b, op, f, act, ret_targets, arg_sources):
@@ -214,7 +214,7 @@ def enter(b, op, f, act, ret_targets, arg_sources):
         b.stack[level][t[d == level]] = rid
     b.depth[t] += 1
     if b.depth[t].max() > 1024:
-        raise Fault(E.StepBudgetError, 0, None, None, "call depth above 1024 (runaway recursion?)",
+        raise Fault(errors.StepBudgetError, 0, None, None, "call depth above 1024 (runaway recursion?)",
                     "recursion that terminates")
     return f.entry_pc, (None if len(t) == b.N else t)
 
@@ -256,7 +256,7 @@ def leave(b, op, act):
                 data[S, :k] = raw[:, :k]
                 pinit[S, :k] = init[:, :k]
             elif tgt[0] == "r":
-                w = T.WIDTH[tgt[2]]
+                w = ptxtypes.WIDTH[tgt[2]]
                 b.wr(tgt[1], S if len(S) != b.N else None, _bytes_to_bits(raw, w))
         b.depth[S] -= 1
         rec.remaining -= len(S)
@@ -351,7 +351,7 @@ def compile_bar(op, prog):
 def arrive(b, op, bid, t, cnts, wait, pv):
     nct = len(b.live_per_cta)
     if bid > 15:
-        raise Fault(E.BarrierError, 0, None, None, f"barrier id {bid} out of range", "0..15")
+        raise Fault(errors.BarrierError, 0, None, None, f"barrier id {bid} out of range", "0..15")
     count = b.bar_count.setdefault(bid, np.zeros(nct, np.int64))
     expect = b.bar_expect.setdefault(bid, np.full(nct, -1, np.int64))
     ctas = b.cta_of[t]
@@ -360,7 +360,7 @@ def arrive(b, op, bid, t, cnts, wait, pv):
         for c in np.unique(ctas):
             e = np.unique(cnts[ctas == c])
             if len(e) != 1 or (expect[c] >= 0 and expect[c] != e[0]):
-                raise b.error(E.BarrierError, op, t[ctas == c][0],
+                raise b.error(errors.BarrierError, op, t[ctas == c][0],
                               f"barrier {bid}: threads give different thread counts",
                               "the same thread count in every bar instruction of one barrier phase")
             expect[c] = int(e[0])
@@ -427,7 +427,7 @@ def _check_aligned(b, bid, pcs, released, nct):
         if clash.any():
             k = int(np.flatnonzero(clash)[0])
             p1, p2 = int(first[ctas[k]]), pc
-            raise b.error(E.BarrierError, b.prog.code[p2], t[k],
+            raise b.error(errors.BarrierError, b.prog.code[p2], t[k],
                           f"barrier divergence: threads of one CTA wait on barrier {bid} at two "
                           f"different instructions (line {b.prog.code[p1].line} and line "
                           f"{b.prog.code[p2].line})",
@@ -478,12 +478,12 @@ def barrier_deadlock(b):
                     if m in ot and obid != bid:
                         place = f"waiting at barrier {obid} on line {b.prog.code[opc].line}"
             where = f"; thread {th} never arrives ({place})"
-        return b.error(E.BarrierError, b.prog.code[pc], t[0],
+        return b.error(errors.BarrierError, b.prog.code[pc], t[0],
                        f"barrier deadlock: {arrived} of {exp} threads of the CTA arrived at barrier "
                        f"{bid}{where}",
                        "every non-exited thread of the CTA (or the bar instruction's thread count) "
                        "to reach the barrier", others=len(t) - 1)
-    return E.BarrierError("barrier deadlock")
+    return errors.BarrierError("barrier deadlock")
 
 
 # ---------------------------------------------------------------------------- cluster barrier

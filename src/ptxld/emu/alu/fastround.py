@@ -21,19 +21,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import rounding as R
+from ptxld.emu.alu import rounding
 
 # bits of a float64 significand below the target's precision, per format: s is on the target's
 # grid or a midpoint iff all but the top one of them are zero (for normal target values)
-_LOW = {R.F32: (1 << (52 - 24)) - 1, R.F16: (1 << (52 - 11)) - 1, R.BF16: (1 << (52 - 8)) - 1}
-_NAN = {R.F32: np.uint32(0x7FFFFFFF), R.F16: np.uint16(0x7FFF), R.BF16: np.uint16(0x7FFF)}
+_LOW = {rounding.F32: (1 << (52 - 24)) - 1, rounding.F16: (1 << (52 - 11)) - 1, rounding.BF16: (1 << (52 - 8)) - 1}
+_NAN = {rounding.F32: np.uint32(0x7FFFFFFF), rounding.F16: np.uint16(0x7FFF), rounding.BF16: np.uint16(0x7FFF)}
 _EXP = 0x7FF0000000000000
-_FLOAT = {R.F32: np.float32, R.F16: np.float16}
+_FLOAT = {rounding.F32: np.float32, rounding.F16: np.float16}
 # float64 bits of the target's smallest normal value: below it, grid spacing is the subnormal one
 _NORMAL = {f: (1023 + f.emin) << 52 for f in _LOW}
 
 
-def supported(fmt: R.Format) -> bool:
+def supported(fmt: rounding.Format) -> bool:
     return fmt in _LOW
 
 
@@ -43,7 +43,7 @@ def _two_sum_error(x, y, s):
     return np.where(np.isfinite(s), e, 0.0)
 
 
-def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
+def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: rounding.Format, mode: str) -> np.ndarray:
     """RN64(x + y), made round-to-odd where a second rounding to ``fmt`` in ``mode`` could tell
     the difference (see the module doc). Nearest rounding can only go wrong where s is a
     midpoint: on a grid point, the exact value is within half a float64 ulp of it and rounds to
@@ -82,14 +82,14 @@ def _rn_f32_to_odd(s: np.ndarray) -> np.ndarray:
     return rb
 
 
-def _rn_bits(s: np.ndarray, fmt: R.Format) -> np.ndarray:
+def _rn_bits(s: np.ndarray, fmt: rounding.Format) -> np.ndarray:
     """Round-to-nearest-even bits of float64 values ``s`` (exact or RO53) in ``fmt``."""
     # cast into a fresh integer array (it owns its memory: callers need not copy it)
-    if fmt is R.F32:
+    if fmt is rounding.F32:
         out = np.empty(s.shape, np.uint32)
         out.view(np.float32)[...] = s
         return out
-    if fmt is R.F16:
+    if fmt is rounding.F16:
         out = np.empty(s.shape, np.uint16)
         out.view(np.float16)[...] = s
         return out
@@ -97,13 +97,13 @@ def _rn_bits(s: np.ndarray, fmt: R.Format) -> np.ndarray:
     out = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
     nan = np.isnan(s)                  # the rounding carry would turn some NaN payloads into 0
     if nan.any():
-        out[nan] = _NAN[R.BF16]
+        out[nan] = _NAN[rounding.BF16]
     return out
 
 
-def _step(bits: np.ndarray, up: bool, fmt: R.Format) -> np.ndarray:
+def _step(bits: np.ndarray, up: bool, fmt: rounding.Format) -> np.ndarray:
     """The next grid value of ``fmt`` above (``up``) or below each raw value (not NaN)."""
-    sign = {R.F32: np.uint32(0x80000000)}.get(fmt, np.uint16(0x8000))
+    sign = {rounding.F32: np.uint32(0x80000000)}.get(fmt, np.uint16(0x8000))
     one = bits.dtype.type(1)
     neg = (bits & sign) != 0
     mag = bits & ~sign
@@ -114,13 +114,13 @@ def _step(bits: np.ndarray, up: bool, fmt: R.Format) -> np.ndarray:
     return np.where(zero, sign * bits.dtype.type(not up) | one, out).astype(bits.dtype)
 
 
-def round_bits(s: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
+def round_bits(s: np.ndarray, fmt: rounding.Format, mode: str) -> np.ndarray:
     """Raw bits of float64 values ``s`` (exact or RO53) rounded to ``fmt`` in ``mode``; NaN
     results are not made canonical here."""
     rb = _rn_bits(s, fmt)
     if mode == "rn":
         return rb
-    r = R.decode(rb, fmt)
+    r = rounding.decode(rb, fmt)
     if mode == "rz":
         down = (r > s) & (s > 0)
         up = (r < s) & (s < 0)
@@ -137,7 +137,7 @@ def round_bits(s: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
     return rb
 
 
-def arith(kind: str, fmt: R.Format, mode: str, load, store, *, ftz=False, sat=False, relu=False):
+def arith(kind: str, fmt: rounding.Format, mode: str, load, store, *, ftz=False, sat=False, relu=False):
     """add/sub/mul/fma on raw bits of ``fmt`` (f32, f16, bf16); ``load``/``store`` are
     floating.py's (input flushing; .ftz/.sat/.relu on the rounded value and the NaN encoding)."""
     plain = not (ftz or sat or relu)
@@ -171,11 +171,11 @@ def arith(kind: str, fmt: R.Format, mode: str, load, store, *, ftz=False, sat=Fa
             if nan.any():
                 out[nan] = canon
             return out
-        vals = R.decode(out, fmt)
+        vals = rounding.decode(out, fmt)
         vals[nan] = np.nan
         return store(vals, fmt, ftz=ftz, sat=sat, relu=relu)
     return run
 
 
-def fmt_neg_zero(fmt: R.Format):
-    return np.uint32(0x80000000) if fmt is R.F32 else np.uint16(0x8000)
+def fmt_neg_zero(fmt: rounding.Format):
+    return np.uint32(0x80000000) if fmt is rounding.F32 else np.uint16(0x8000)
