@@ -27,7 +27,7 @@ from ptxld.emu.alu import rounding
 # grid or a midpoint iff all but the top one of them are zero (for normal target values)
 _LOW = {rounding.F32: (1 << (52 - 24)) - 1, rounding.F16: (1 << (52 - 11)) - 1, rounding.BF16: (1 << (52 - 8)) - 1}
 _NAN = {rounding.F32: np.uint32(0x7FFFFFFF), rounding.F16: np.uint16(0x7FFF), rounding.BF16: np.uint16(0x7FFF)}
-_EXP = 0x7FF0000000000000
+_ABS = 0x7FFFFFFFFFFFFFFF
 _FLOAT = {rounding.F32: np.float32, rounding.F16: np.float16}
 # float64 bits of the target's smallest normal value: below it, grid spacing is the subnormal one
 _NORMAL = {f: (1023 + f.emin) << 52 for f in _LOW}
@@ -53,7 +53,11 @@ def round_to_odd_sum(x: np.ndarray, y: np.ndarray, fmt: rounding.Format, mode: s
     low = _LOW[fmt]
     if mode == "rn":
         suspect = (sb & (2 * low + 1)) == low + 1
-        suspect |= (sb & _EXP) < _NORMAL[fmt]
+        # 0 < |s| < the target's smallest normal (an exact zero sum needs no repair; zeros are
+        # common, in sums of small integers)
+        magnitude = s.view(np.uint64) & np.uint64(_ABS)
+        magnitude -= np.uint64(1)
+        suspect |= magnitude < np.uint64(_NORMAL[fmt] - 1)
     else:
         suspect = (sb & low) == 0
     idx = np.flatnonzero(suspect)
