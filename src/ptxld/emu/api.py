@@ -15,6 +15,7 @@ from . import ptxtypes as T
 from .machine import Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .program import Program, _align_up
+from .trace import new_recorder
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
@@ -102,14 +103,17 @@ class Kernel:
         self.name = name
         self.stats: LaunchStats | None = None
         self.grid_id = 0
+        self.trace = None                    # the memory-report recorder of a running launch
 
     def __repr__(self):
         return f"<ptxld kernel {self.name} from {self.mod.filename}>"
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=(1, 1, 1),
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
-                 progress=None) -> LaunchStats:
-        """Run the kernel; NumPy array arguments are written back. Returns launch statistics."""
+                 progress=None, memory_report=False):
+        """Run the kernel; NumPy array arguments are written back. Returns launch statistics, or
+        with `memory_report` (True, or the report's options) the memory report of the launch
+        (`ptxld.memreport`), which carries the statistics as `.stats`."""
         grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
         nthreads = math.prod(block)
         if nthreads > 1024:
@@ -124,10 +128,13 @@ class Kernel:
         t0 = time.perf_counter()
         gmem = self.mod.gmem
         segs, param_seg = self._bind(args)
+        self.trace = new_recorder(self, None if memory_report is True else memory_report) \
+            if memory_report else None
         try:
             stats = self._run(grid, block, cluster, shared_mem, param_seg, max_steps,
                               batch_threads, progress)
         finally:
+            recorder, self.trace = self.trace, None
             gmem.segments = [s for s in gmem.segments if s not in [x[1] for x in segs] and s is not param_seg]
             gmem.bases = [s.base for s in gmem.segments]
             gmem.used -= sum(s.size for _, s in segs) + param_seg.size
@@ -139,7 +146,7 @@ class Kernel:
                 arr[...] = data.view(arr.dtype).reshape(arr.shape)
         stats.seconds = time.perf_counter() - t0
         self.stats = stats
-        return stats
+        return stats if recorder is None else recorder.finish(stats)
 
     # ------------------------------------------------------------------ arguments
     def _bind(self, args):

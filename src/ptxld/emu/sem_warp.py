@@ -13,6 +13,7 @@ from ..ptx.nodes import Address, Expr, PredPair, Vector
 from . import errors as E
 from . import ptxtypes as T
 from .memory import Fault
+from .trace import NO_HINTS
 from .handlers import CONTROL, CompileError, handler, stall_resolver
 from .sem_mem import AddressOperand
 from .threadset import merge
@@ -335,16 +336,23 @@ def compile_wmma(op, prog):
                     raise Fault(E.WmmaFault, w0, int(addrs[w0]), space, str(e),
                                 "the same address and stride in all 32 lanes")
                 lane0 = np.array([lanes[0]])
+                tr = b.trace
                 try:
                     if kind == "load":
-                        vals = W.load(params, _reader(b, space, lane0, w0), p, stride, target)
+                        read = _reader(b, space, lane0, w0)
+                        if tr is not None:
+                            read = _traced(read, tr, b, op, "wmma.load", space, lanes)
+                        vals = W.load(params, read, p, stride, target)
                         for k, (s, width) in enumerate(regs):
                             col = vals[:, k].astype(T.UINT[width])
                             b.wr(s, lanes, col)
                     else:
                         data = np.stack([b.rd(s, lanes).astype(np.uint64) for s, _ in regs], axis=1)
                         data = data.astype(np.uint64 if regs[0][1] == 64 else np.uint32)
-                        W.store(params, _writer(b, space, lane0, w0), p, stride, data, target)
+                        write = _writer(b, space, lane0, w0)
+                        if tr is not None:
+                            write = _traced(write, tr, b, op, "wmma.store", space, lanes)
+                        W.store(params, write, p, stride, data, target)
                 except W.WmmaError as e:
                     raise Fault(E.WmmaFault, w0, p, space, str(e), "a legal wmma access")
         gated(op, _full32, body)
@@ -366,6 +374,18 @@ def compile_wmma(op, prog):
         gated(op, _full32, body)
         return
     raise CompileError(f"wmma.{kind} is not supported")
+
+
+def _traced(access, tr, b, op, kind, space, lanes):
+    """A wmma row reader/writer that first tells the recorder which rows the warp moves. The PTX
+    ISA leaves the lane that holds each element unspecified, so rows are dealt to lanes in order."""
+    def call(addrs, arg):
+        a = np.asarray(addrs, np.uint64)
+        nbytes = arg if isinstance(arg, (int, np.integer)) else arg.shape[1]
+        tr.record(b, op, kind, space, lanes[np.arange(len(a)) % len(lanes)], a, int(nbytes),
+                  NO_HINTS, None)
+        return access(addrs, arg)
+    return call
 
 
 def _bytes_at(b, space, addrs, nbytes, lane0, write):
