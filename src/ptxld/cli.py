@@ -18,7 +18,7 @@ _LAZY = {
     "check": "ptxld.checker.cli:check_cmd",
     "explain": "ptxld.checker.cli:explain_cmd",
     "rules": "ptxld.checker.cli:rules_cmd",
-    "run": "ptxld.emu.cli:run_cmd",
+    "run": "ptxld.memreport.cli:run_cmd",
     "sass": "ptxld.sass.cli:sass",
     "wmma": "ptxld.wmma.cli:wmma_group",
 }

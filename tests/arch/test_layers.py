@@ -19,7 +19,7 @@ ALLOWED = {
     "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version"},
     "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io"},
     "sass": {"spec", "ptx", "checker", "diagnostics", "io"},
-    "memreport": {"spec", "ptx", "emu", "diagnostics", "io"},
+    "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io"},
 }
 # top-level modules of the package that sit above everything (the command line, the API)
 TOP = {"ptxld", "ptxld.cli"}

@@ -49,29 +49,38 @@ def _arg(text: str):
                              f"like u32:1024 or f32:2.5")
 
 
-@click.command("run")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX.")
-@click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z].")
-@click.option("--block", "-b", required=True, help="Block size X[,Y,Z].")
-@click.option("--cluster", default="1", help="Cluster size X[,Y,Z] (sm_90).")
-@click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Write buffers here instead of back into the .npy files.")
-@click.option("--max-steps", default=None, type=int, help="Instruction-step budget.")
-@click.option("--quiet", "-q", is_flag=True, help="No summary.")
-@click.argument("args", nargs=-1)
-def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, args):
-    """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
+def run_options(fn):
+    """The options and arguments of `ptxld run` (shared with the memory-report flavour)."""
+    for deco in reversed((
+        click.argument("file", type=click.Path(exists=True, dir_okay=False)),
+        click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX."),
+        click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z]."),
+        click.option("--block", "-b", required=True, help="Block size X[,Y,Z]."),
+        click.option("--cluster", default="1", help="Cluster size X[,Y,Z] (sm_90)."),
+        click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+                     help="Write buffers here instead of back into the .npy files."),
+        click.option("--max-steps", default=None, type=int, help="Instruction-step budget."),
+        click.option("--quiet", "-q", is_flag=True, help="No summary."),
+        click.argument("args", nargs=-1),
+    )):
+        fn = deco(fn)
+    return fn
+
+
+def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, args,
+               memory_report=False):
+    """Run a kernel as `ptxld run` does: exit 1 with the error on a fault; save the buffers.
+    Returns the launch statistics (or the memory report, when asked for)."""
     parsed = [_arg(a) for a in args]
     progress = _Progress() if sys.stderr.isatty() else None
     try:
         mod = RawModule(path=file)
         k = mod.get_function(kernel)
-        stats = k(_dims(grid, "--grid"), _dims(block, "--block"), [p for p, _ in parsed],
-                  shared_mem=shared_mem, cluster=_dims(cluster, "--cluster"),
-                  max_steps=max_steps or DEFAULT_MAX_STEPS,
-                  progress=progress.update if progress else None)
+        result = k(_dims(grid, "--grid"), _dims(block, "--block"), [p for p, _ in parsed],
+                   shared_mem=shared_mem, cluster=_dims(cluster, "--cluster"),
+                   max_steps=max_steps or DEFAULT_MAX_STEPS,
+                   progress=progress.update if progress else None, memory_report=memory_report)
     except EmulationError as e:
         if progress:
             progress.clear()
@@ -86,6 +95,14 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
         if out_dir:
             os.makedirs(out_dir, exist_ok=True)
         np.save(dest, value)
+    return result
+
+
+@click.command("run")
+@run_options
+def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, args):
+    """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
+    stats = run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, args)
     if not quiet:
         click.echo(stats.summary())
 

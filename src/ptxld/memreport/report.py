@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .picture import AccessGrid, access_png, access_svg
+
 #: per-line figures, in the order the JSON and the table give them
 COUNTS = ("executions", "threads", "requests", "sectors", "sectors_ideal", "bytes_requested",
           "wavefronts", "wavefronts_ideal", "l1_hits", "l1_misses", "l2_hits", "l2_misses",
@@ -99,6 +101,19 @@ class Report:
             if r["line"] == n:
                 return r
         raise KeyError(f"line {n} of {self.filename} has no memory instruction that executed")
+
+    def access_grid(self, n: int) -> AccessGrid:
+        """Which lane of one warp touched which sector (or shared bank) on PTX line n."""
+        sample = self.samples.get(n)
+        if sample is None:
+            raise KeyError(f"line {n} of {self.filename} has no memory access that executed")
+        return AccessGrid(sample, n, self.line(n)["instruction"])
+
+    def access_svg(self, n: int) -> str:
+        return access_svg(self.access_grid(n))
+
+    def access_png(self, n: int) -> bytes:
+        return access_png(self.access_grid(n))
 
     def worst_first(self) -> list[dict]:
         return sorted(self.lines, key=waste)
