@@ -8,8 +8,11 @@ from .cache import FULL, SECTOR, SECTORS_PER_LINE, CacheConfig, SectorCache
 from . import policy as P
 
 
+_POPCOUNT = tuple(bin(m).count("1") for m in range(1 << SECTORS_PER_LINE))
+
+
 def _bits(mask: int) -> int:
-    return bin(mask).count("1")
+    return _POPCOUNT[mask]
 
 
 class Counts:

@@ -55,6 +55,8 @@ NO_CACHE = Plan(moves_data=True)
 def plan_for(kind: str, space: str, hints) -> Plan:
     """The plan of an instruction of `kind` on `space` (already resolved from generic)."""
     if kind in CACHE_KINDS:
+        if space not in CACHED_SPACES:
+            return Plan(moves_data=False)        # a cache hint on memory the model does not cache
         return _cache_instruction(kind, space, hints)
     if space not in CACHED_SPACES:
         return NO_CACHE
