@@ -1,10 +1,11 @@
 """What the memory report costs, in the same run.
 
-    python benchmarks/bench_memreport.py [--base DIR] [--repeat N]
+    python benchmarks/bench_memreport.py [--base DIR] [--repeat N] [--rounds R]
 
 For a few corpus kernels (nvcc 13.0 sm_90 PTX of tests/kernels/cuda/programs_basic.cu) it times a
-launch without the report and with it (`memory_report=True`), fastest of N, each in a fresh
-process per configuration, configurations alternating. With `--base DIR` (a `src` tree of ptxld
+launch without the report and with it (`memory_report=True`): each configuration runs in a fresh
+process that reports its fastest of N launches; configurations alternate, for R rounds, and the
+median over rounds is printed (the machine is shared: single runs drift). With `--base DIR` (a `src` tree of ptxld
 from before the trace hook, e.g. `git archive <commit> src | tar -x -C DIR`) it also times the
 launch without the report on that tree: the cost of the hook when it is off.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -76,16 +78,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", type=Path, default=None, help="src tree from before the hook")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     opts = ap.parse_args()
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {sys.version.split()[0]}")
     print("| kernel | before the hook | report off | report on | on ÷ off |")
     print("|---|---:|---:|---:|---:|")
     for name in KERNELS:
-        base = child(opts.base, name, "off", opts.repeat) if opts.base else None
-        off = child(ROOT / "src", name, "off", opts.repeat)
-        on = child(ROOT / "src", name, "on", opts.repeat)
-        b = f"{base:.3f} s" if base is not None else "-"
-        print(f"| {name} | {b} | {off:.3f} s | {on:.3f} s | {on / off:.1f}x |", flush=True)
+        runs: dict[str, list[float]] = {"base": [], "off": [], "on": []}
+        for _ in range(opts.rounds):
+            if opts.base:
+                runs["base"].append(child(opts.base, name, "off", opts.repeat))
+            runs["off"].append(child(ROOT / "src", name, "off", opts.repeat))
+            runs["on"].append(child(ROOT / "src", name, "on", opts.repeat))
+        med = {k: statistics.median(v) for k, v in runs.items() if v}
+        b = f"{med['base']:.3f} s" if "base" in med else "-"
+        print(f"| {name} | {b} | {med['off']:.3f} s | {med['on']:.3f} s | "
+              f"{med['on'] / med['off']:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":
