@@ -14,7 +14,10 @@ import pytest
 
 import ptxld
 from ptxld.memreport import CacheConfig, ReportOptions
+from ptxld.emu.trace import AccessHints
 from ptxld.memreport.cache import SectorCache
+from ptxld.memreport.hierarchy import Counts, MemorySystem
+from ptxld.memreport.policy import plan_for
 
 PTX = Path(__file__).resolve().parents[1] / "kernels" / "ptx" / "sm_80" / "memreport_cache.ptx"
 SMALL = ReportOptions(cache=CacheConfig("test", l1_size=4096, l1_ways=4, l2_size=16384, l2_ways=4))
@@ -146,3 +149,29 @@ def test_sector_cache_replacement_order():
 def test_cache_config_rejects_impossible_geometry():
     with pytest.raises(ValueError, match="sets"):
         CacheConfig(l1_size=1000)
+
+
+def test_a_plain_access_keeps_a_protected_line():
+    # L2 of one set with 2 ways. Line 0 comes in evict_last, is read again by a plain ld.cg (no
+    # eviction qualifier: the model leaves its class alone), then two more lines pass: the plain
+    # one (line 1) is the victim, line 0 stays.
+    mem = MemorySystem(CacheConfig("t", l1_size=512, l1_ways=4, l2_size=256, l2_ways=2))
+    last = plan_for("ld", ".global", AccessHints(cop=".cg", l2=".L2::evict_last"))
+    plain = plan_for("ld", ".global", AccessHints(cop=".cg"))
+    n = Counts()
+    mem.access(last, 0, 0, 0b1111, last.l2_priority, n)
+    mem.access(plain, 0, 0, 0b1111, plain.l2_priority, n)
+    assert n.l2_hits == 4
+    mem.access(plain, 0, 1, 0b1111, plain.l2_priority, n)
+    mem.access(plain, 0, 2, 0b1111, plain.l2_priority, n)
+    assert mem.l2.present(0) == 0b1111 and not mem.l2.present(1)
+
+
+def test_memory_report_option_types(mod):
+    k = mod.get_function("twice_ca")
+    args = [np.zeros(32, np.float32), np.int32(32), np.zeros(32, np.float32)]
+    assert k(1, 32, args, memory_report={"cache": "sm_90"}).config.name == "sm_90"
+    with pytest.raises(TypeError, match="memory_report"):
+        k(1, 32, args, memory_report="yes")
+    with pytest.raises(ValueError, match="preset"):
+        k(1, 32, args, memory_report={"cache": "sm_70"})

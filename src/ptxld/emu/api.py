@@ -127,14 +127,15 @@ class Kernel:
         self.grid_id += 1
         t0 = time.perf_counter()
         gmem = self.mod.gmem
-        segs, param_seg = self._bind(args)
-        self.trace = new_recorder(self, None if memory_report is True else memory_report) \
+        recorder = new_recorder(self, None if memory_report is True else memory_report) \
             if memory_report else None
+        segs, param_seg = self._bind(args)
+        self.trace = recorder
         try:
             stats = self._run(grid, block, cluster, shared_mem, param_seg, max_steps,
                               batch_threads, progress)
         finally:
-            recorder, self.trace = self.trace, None
+            self.trace = None
             gmem.segments = [s for s in gmem.segments if s not in [x[1] for x in segs] and s is not param_seg]
             gmem.bases = [s.base for s in gmem.segments]
             gmem.used -= sum(s.size for _, s in segs) + param_seg.size

@@ -39,8 +39,8 @@ class Plan:
     __slots__ = ("l1", "l1_allocate", "l1_priority", "last_use", "l2", "l2_priority", "fill",
                  "write_through", "moves_data", "write")
 
-    def __init__(self, l1=L1_NONE, l2=L2_NONE, *, l1_allocate=True, l1_priority=EVICT_NORMAL,
-                 last_use=False, l2_priority=EVICT_NORMAL, fill=SECTOR, write_through=False,
+    def __init__(self, l1=L1_NONE, l2=L2_NONE, *, l1_allocate=True, l1_priority=None,
+                 last_use=False, l2_priority=None, fill=SECTOR, write_through=False,
                  moves_data=True, write=False):
         self.l1, self.l2 = l1, l2
         self.l1_allocate, self.l1_priority, self.last_use = l1_allocate, l1_priority, last_use
@@ -64,7 +64,10 @@ def plan_for(kind: str, space: str, hints) -> Plan:
     # .cs "cache streaming": the data is likely read once, so it is allocated with evict-first
     # priority in L1 and L2. .lu "last use" on a global address behaves as .cs (the ISA says so).
     streaming = cop == ".cs" or (cop == ".lu" and space == ".global")
-    l2_priority = EVICT_FIRST if streaming else EVICT_NORMAL
+    # model: an access without an eviction qualifier (priority None) leaves a resident line's
+    # class alone and allocates new lines as evict_normal, so a plain load does not demote a line
+    # an earlier evict_last access (or policy) protected
+    l2_priority = EVICT_FIRST if streaming else None
     if hints.l2 is not None:
         # .L2::evict_first/normal/last: the priority the line gets in L2
         l2_priority = PRIORITY[hints.l2]
@@ -82,7 +85,7 @@ def plan_for(kind: str, space: str, hints) -> Plan:
         # drop the L1 copy; local stores allocate in L1; L2 allocates written sectors without
         # fetching them; .wt also counts the sectors as DRAM writes at once.
         l1 = L1_WRITE if space == ".local" and cop != ".cg" else L1_INVALIDATE
-        return Plan(l1, L2_WRITE, l1_priority=EVICT_FIRST if streaming else EVICT_NORMAL,
+        return Plan(l1, L2_WRITE, l1_priority=EVICT_FIRST if streaming else None,
                     l2_priority=l2_priority, write_through=cop == ".wt", write=True)
     if cop == ".cg":
         # .cg "cache global": cached in L2 and below, not in L1. model: the L1 is not looked up.
@@ -95,7 +98,7 @@ def plan_for(kind: str, space: str, hints) -> Plan:
         return Plan(L1_INVALIDATE, L2_REFETCH, l2_priority=l2_priority, fill=fill)
     # .ca (the default) caches at all levels; .nc (the non-coherent read-only path) shares the L1
     # with ordinary loads on sm_70 and later, so the model treats it as .ca.
-    l1_priority = EVICT_FIRST if streaming else EVICT_NORMAL
+    l1_priority = EVICT_FIRST if streaming else None
     if hints.l1 is not None and hints.l1 != ".L1::no_allocate":
         # .L1::evict_first/normal/last set the L1 priority; .L1::evict_unchanged keeps a resident
         # line's priority (a newly allocated one gets normal)
@@ -122,7 +125,7 @@ def _cache_instruction(kind, space, hints) -> Plan:
     # prefetch{.space}.level: bring the line holding the address into that level;
     # prefetch.global.L2::evict_last/normal: into L2 with that priority. model: the line (all
     # four sectors) is filled; an L1 prefetch also fills L2 on the way.
-    priority = PRIORITY[hints.l2] if hints.l2 is not None else EVICT_NORMAL
+    priority = PRIORITY[hints.l2] if hints.l2 is not None else None
     if hints.level == ".L1":
         return Plan(L1_FILL_LINE, L2_FILL_LINE, l2_priority=priority, moves_data=False)
     return Plan(l2=L2_FILL_LINE, l2_priority=priority, moves_data=False)

@@ -53,7 +53,11 @@ class Recorder:
     def __init__(self, kernel, options=None):
         if isinstance(options, dict):
             options = ReportOptions(**options)
-        options = options or ReportOptions()
+        if options is None:
+            options = ReportOptions()
+        if not isinstance(options, ReportOptions):
+            raise TypeError(f"memory_report takes True, a dict or ReportOptions, not "
+                            f"{type(options).__name__}")
         prog = kernel.mod.program
         cfg = options.cache
         if isinstance(cfg, str):
