@@ -36,14 +36,32 @@ def group_starts(keys: np.ndarray) -> np.ndarray:
 
 
 def distinct_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct (a, b) pairs, sorted by a then b."""
+    """The distinct (a, b) pairs, sorted by a then b (a: small non-negative ids)."""
     if len(a) == 0:
         return a, b
+    a = a.astype(np.int64, copy=False)
+    b0 = b.min()
+    span = int(b.max() - b0) + 1
+    if span * (int(a.max()) + 1) < (1 << 62):
+        # one int64 key per pair: a single sort instead of a two-key lexsort
+        key = a * span + (b - b0).astype(np.int64)
+        if not (key[1:] >= key[:-1]).all():        # thread order is often address order already
+            key.sort()
+        key = key[group_starts(key)]               # (np.unique hashes first: slower here)
+        return key // span, (key % span).astype(b.dtype) + b0
     order = np.lexsort((b, a))
     a, b = a[order], b[order]
     first = np.ones(len(a), bool)
     first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
     return a[first], b[first]
+
+
+def run_lengths(sorted_ids: np.ndarray) -> np.ndarray:
+    """How many times each value occurs in a sorted array, in order."""
+    if len(sorted_ids) == 0:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(group_starts(sorted_ids))
+    return np.diff(np.r_[starts, len(sorted_ids)])
 
 
 def expand(addr: np.ndarray, size, unit: int, *others):
@@ -59,9 +77,20 @@ def expand(addr: np.ndarray, size, unit: int, *others):
     return (first[rep] + offs.astype(np.uint64), *[o[rep] for o in others])
 
 
+def distinct_count(ids: np.ndarray) -> int:
+    """Distinct values of an id array (thread-ordered arrays are sorted: no sort needed)."""
+    if len(ids) < 2:
+        return len(ids)
+    d = np.diff(ids)
+    if (d >= 0).all():
+        return int(np.count_nonzero(d)) + 1
+    ids = np.sort(ids)
+    return int(np.count_nonzero(ids[1:] != ids[:-1])) + 1
+
+
 def requests(warp: np.ndarray, lane: np.ndarray, size, sm: int) -> int:
     if sm >= 70:
-        return len(np.unique(warp))
+        return distinct_count(warp)
     s = int(np.max(size))
     group = 8 if s <= 4 else 4 if s <= 8 else 2
     w, g = distinct_pairs(warp, lane // group)
@@ -77,11 +106,11 @@ def sectors(warp: np.ndarray, addr: np.ndarray, size) -> tuple[int, int, int]:
         # naturally aligned accesses of one size either coincide or are disjoint
         s = int(np.asarray(size).flat[0])
         wa, _ = distinct_pairs(warp, addr)
-        per_warp = np.unique(wa, return_counts=True)[1] * s
+        per_warp = run_lengths(wa) * s
     else:
         byte, w = expand(addr, size, 1, warp)
         wb, _ = distinct_pairs(w, byte)
-        per_warp = np.unique(wb, return_counts=True)[1]
+        per_warp = run_lengths(wb)
     ideal = int(((per_warp + SECTOR - 1) // SECTOR).sum())
     return n_sectors, ideal, int(per_warp.sum())
 
@@ -102,6 +131,6 @@ def wavefronts(warp: np.ndarray, lane: np.ndarray, addr: np.ndarray, size) -> tu
     bank_phase = key[starts] // BANKS
     pstarts = np.flatnonzero(group_starts(bank_phase))
     wave = np.maximum.reduceat(per_bank, pstarts)
-    _, per_phase_words = np.unique(ph, return_counts=True)
+    per_phase_words = run_lengths(ph)
     ideal = (per_phase_words + BANKS - 1) // BANKS
     return int(wave.sum()), int(ideal.sum())

@@ -49,6 +49,17 @@ class PcStats:
         self.sample = None               # one warp's access: (lanes, addresses, sizes, space)
 
 
+def _ordered(w: np.ndarray, sectors: np.ndarray) -> bool:
+    """Whether (warp, sector) pairs are already sorted (unit-stride accesses usually are)."""
+    if len(w) < 2:
+        return True
+    dw = np.diff(w)
+    if (dw < 0).any():
+        return False
+    same = dw == 0
+    return bool((sectors[1:][same] >= sectors[:-1][same]).all())
+
+
 class Recorder:
     def __init__(self, kernel, options=None):
         if isinstance(options, dict):
@@ -82,7 +93,7 @@ class Recorder:
             st = self.pcs[op.pc] = PcStats(op, kind)
         addr = np.asarray(addr, np.uint64)
         size = np.asarray(size, np.int64)
-        st.executions += len(np.unique(tids // 32))
+        st.executions += C.distinct_count(tids // 32)
         st.threads += len(tids)
         space = _SPACE.get(space, space)
         if space != "generic":
@@ -138,8 +149,9 @@ class Recorder:
 
     def _cache(self, st, b, plan, tids, warp, addr, size, policy):
         sectors, w, idx = C.expand(addr, size, 32, warp, np.arange(len(addr)))
-        order = np.lexsort((sectors, w))
-        sectors, w, idx = sectors[order], w[order], idx[order]
+        order = np.lexsort((sectors, w)) if not _ordered(w, sectors) else None
+        if order is not None:
+            sectors, w, idx = sectors[order], w[order], idx[order]
         keep = np.ones(len(w), bool)
         keep[1:] = (w[1:] != w[:-1]) | (sectors[1:] != sectors[:-1])
         sectors, w, idx = sectors[keep], w[keep], idx[keep]
