@@ -182,3 +182,46 @@ def test_without_a_report_no_recorder_is_called():
     k = mod.get_function("k")
     stats = k(1, 32, [np.zeros(2, np.uint32)])
     assert type(stats).__name__ == "LaunchStats" and k.trace is None
+
+
+class _Layout:
+    bits = 64
+
+
+class _Batch:
+    """The parts of an emulator batch the recorder reads, for a copy instruction the emulator
+    does not run yet (cp.async reports its read and its write through the same hook)."""
+
+    def __init__(self, n):
+        self.N, self.spc = n, 32 * ((n + 31) // 32)
+        self.cta_of = np.zeros(n, np.int64)
+
+    def threads(self, act):
+        return np.arange(self.N) if act is None else act
+
+
+def test_a_copy_counts_one_execution_and_both_sides():
+    from ptxld.emu.trace import hints_of
+    from ptxld.memreport import Recorder
+    from ptxld.spec.decode import decode
+
+    class Op:
+        pc, line, text = 0, 7, "cp.async.cg.shared.global [d], [s], 16;"
+
+    mod = ptxld.RawModule(code=ATOM)
+    kernel = mod.get_function("k")
+    kernel._batch_first = 0
+    rec = Recorder(kernel)
+    b = _Batch(32)
+    t = np.arange(32, dtype=np.uint64)
+    hints = hints_of(decode("cp.async.cg.shared.global"))
+    rec.record(b, Op, "cp.async.src", ".global", None, 0x7F00_0000_0000 + 16 * t, 16, hints, None)
+    rec.record(b, Op, "cp.async.dst", ".shared", None, 16 * t, 16, hints, None)
+    rep = rec.finish(None)
+    r = rep.line(7)
+    assert (r["executions"], r["threads"]) == (1, 32)
+    # the global read: 512 contiguous bytes, 16 sectors, .cg so L1 is not involved
+    assert (r["sectors"], r["sectors_ideal"], r["l1_misses"], r["l2_misses"]) == (16, 16, 0, 16)
+    # the shared write: 4 phases of 8 lanes x 16 bytes, one wavefront each
+    assert (r["wavefronts"], r["bank_conflicts"]) == (4, 0)
+    assert r["requests"] == 2 and r["spaces"] == [".global", ".shared"]

@@ -93,8 +93,10 @@ class Recorder:
             st = self.pcs[op.pc] = PcStats(op, kind)
         addr = np.asarray(addr, np.uint64)
         size = np.asarray(size, np.int64)
-        st.executions += C.distinct_count(tids // 32)
-        st.threads += len(tids)
+        if not kind.endswith(".dst"):
+            # a copy tells its read ("<name>.src") and its write ("<name>.dst"): one execution
+            st.executions += C.distinct_count(tids // 32)
+            st.threads += len(tids)
         space = _SPACE.get(space, space)
         if space != "generic":
             self._account(st, b, kind, space, tids, addr, size, hints, policy)
