@@ -143,7 +143,7 @@ class Report:
             out.append(Finding(
                 "uncoalesced-global-accesses", "Uncoalesced global accesses", [r["line"] for r in glob],
                 f"{excess} excessive sectors ({100 * excess / max(total, 1):.0f}% of the {total} "
-                f"sectors moved) on {len(glob)} line(s); worst: line {worst['line']} "
+                f"global and local sectors) on {len(glob)} line(s); worst: line {worst['line']} "
                 f"(`{worst['instruction']}`), {worst['sectors_per_request']:g} sectors per request "
                 f"where {worst['sectors_ideal'] / max(worst['requests'], 1):g} would do",
                 "the active threads of a warp touch more 32-byte sectors than the bytes they need "
@@ -158,14 +158,18 @@ class Report:
             shared.sort(key=waste)
             conflicts = sum(r["bank_conflicts"] for r in shared)
             waves = sum(r["wavefronts"] for r in self.lines)
+            ideal = sum(r["wavefronts_ideal"] for r in self.lines)
+            requests = sum(r["requests"] for r in self.lines if r["wavefronts"])
             worst = shared[0]
             ways = worst["wavefronts"] / max(worst["wavefronts_ideal"], 1)
             out.append(Finding(
                 "shared-bank-conflicts", "Shared bank conflicts", [r["line"] for r in shared],
-                f"{conflicts} bank conflicts ({100 * conflicts / max(waves, 1):.0f}% of the {waves} "
-                f"shared-memory wavefronts) on {len(shared)} line(s); worst: line {worst['line']} "
-                f"(`{worst['instruction']}`), {ways:.1f} wavefronts where 1 would do "
-                f"(a {ways:.0f}-way conflict)",
+                f"on average a {waves / max(ideal, 1):.1f}-way bank conflict across the {requests} "
+                f"shared-memory requests: {conflicts} bank conflicts, "
+                f"{100 * conflicts / max(waves, 1):.0f}% of the {waves} wavefronts, on "
+                f"{len(shared)} line(s); worst: line {worst['line']} (`{worst['instruction']}`), "
+                f"a {ways:.0f}-way conflict ({worst['wavefronts']} wavefronts where "
+                f"{worst['wavefronts_ideal']} would do)",
                 "several threads of one request phase access different 4-byte words in the same "
                 "shared-memory bank (word address mod 32); a bank serves one word per wavefront, "
                 "so the request is replayed once per extra word",
