@@ -89,8 +89,10 @@ def report_html(rep: Report) -> str:
         rows = [_row(n, t, hit.get(n), worst) for n, t in enumerate(text, 1)]
         sections.append(_table(f"CUDA source {path}", rows))
     total = rep.total
+    # each finding with the access picture of its worst line (inline SVG: no external file)
     findings = "".join(f"<div class='f'><b>{escape(f.title)}</b>: {escape(f.message)}<br>"
                        f"<i>cause</i>: {escape(f.cause)}<br><i>fix</i>: {escape(f.fix)}</div>"
+                       f"<div class='pic'>{rep.access_svg(f.lines[0])}</div>"
                        for f in rep.findings()) or "<p>No findings.</p>"
     summary = ", ".join(f"{k} {total[k]}" for k in SHOWN)
     c = rep.config
@@ -102,6 +104,7 @@ table {{ border-collapse: collapse; font-size: 12px; }}
 td, th {{ border: 1px solid #ccc; padding: 1px 4px; text-align: right; }}
 td.c {{ text-align: left; font-family: monospace; white-space: pre; }}
 td.n {{ color: #888; }}
+.pic {{ overflow-x: auto; }}
 .f {{ border-left: 4px solid #c33; padding: 4px 8px; margin: 8px 0; background: #fff4f4; }}
 </style></head><body>
 <h1>Memory report: {escape(rep.kernel)}</h1>

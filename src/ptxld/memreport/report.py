@@ -36,7 +36,7 @@ def waste(r: dict) -> tuple:
 class Finding:
     rule: str                   # "uncoalesced-global-accesses" | "shared-bank-conflicts"
     title: str
-    lines: list
+    lines: list                 # PTX lines, worst first
     message: str
     cause: str
     fix: str
