@@ -122,3 +122,19 @@ def test_html_maps_ptx_lines_to_cuda_lines(tmp_path):
     cells = [c.split("<")[0] for c in row.split("<td>")[1:]]
     # line 3 holds the strided load (32 sectors, 4 ideal) and the store (4 sectors): 36 and 8
     assert cells[1:4] == ["36", "8", "28"]
+
+
+def test_cli_cache_preset_and_picture_name_checks(tmp_path):
+    files = _transpose_files(tmp_path)
+    base = ["run", str(PTX), "-k", "transpose_padded", "-b", "32,32", *files]
+    r = CliRunner().invoke(main, base + ["--cache-preset", "sm_90", "-q",
+                                         "--memory-report-json", str(tmp_path / "r.json")])
+    assert r.exit_code == 0, r.output
+    model = json.loads((tmp_path / "r.json").read_text())["cache_model"]
+    assert (model["preset"], model["l2_bytes"]) == ("sm_90", 50 * 1024 * 1024)
+    r = CliRunner().invoke(main, base + ["--show-access", "270", "--show-access-out", "x.gif"])
+    assert r.exit_code == 2 and ".svg or .png" in r.output
+    r = CliRunner().invoke(main, base + ["--show-access-out", "x.svg"])
+    assert r.exit_code == 2 and "--show-access LINE" in r.output
+    r = CliRunner().invoke(main, base)                     # no report asked: the plain summary
+    assert r.exit_code == 0 and "thread-instructions" in r.output and "memory report" not in r.output
