@@ -79,6 +79,7 @@ def test_createpolicy_fraction_picks_lines_by_the_documented_hash(mod):
     assert 0 < sum(primary) < len(lines)          # a real split, so the test can tell
     reread = loads(rep)[-1]
     assert reread["l2_hits"] == 4 * sum(primary)    # evict_last lines stay, evict_first go
+    assert first["hints"] == ".L1::no_allocate .L2::cache_hint" and reread["hints"] == ".cg"
 
 
 def read_twice(mod, kernel, n=256):

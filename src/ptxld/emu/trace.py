@@ -39,6 +39,13 @@ class AccessHints:
         self.prefetch = prefetch        # .L2::64B/128B/256B as bytes, 0 when absent
         self.level = level              # prefetch/discard/applypriority: ".L1" or ".L2"
 
+    def describe(self) -> str:
+        """The qualifiers as written (`.cs .L2::evict_last .L2::cache_hint .L2::256B`)."""
+        parts = [self.cop, ".nc" if self.nc else None, self.l1, self.l2,
+                 ".L2::cache_hint" if self.cache_hint else None,
+                 f".L2::{self.prefetch}B" if self.prefetch else None, self.level]
+        return " ".join(p for p in parts if p)
+
     def __repr__(self) -> str:
         parts = [f"{k}={getattr(self, k)!r}" for k in self.__slots__ if getattr(self, k)]
         return f"AccessHints({', '.join(parts)})"

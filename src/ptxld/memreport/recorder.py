@@ -39,8 +39,8 @@ def _target_sm(target: str) -> int:
 class PcStats:
     """Figures of one PTX instruction."""
 
-    def __init__(self, op, kind):
-        self.pc, self.line, self.text, self.kind = op.pc, op.line, op.text, kind
+    def __init__(self, op, kind, hints: str):
+        self.pc, self.line, self.text, self.kind, self.hints = op.pc, op.line, op.text, kind, hints
         self.spaces: set[str] = set()
         self.executions = self.threads = self.requests = 0
         self.sectors = self.sectors_ideal = self.bytes_requested = self.bytes_distinct = 0
@@ -90,7 +90,7 @@ class Recorder:
             return
         st = self.pcs.get(op.pc)
         if st is None:
-            st = self.pcs[op.pc] = PcStats(op, kind)
+            st = self.pcs[op.pc] = PcStats(op, kind, hints.describe())
         addr = np.asarray(addr, np.uint64)
         size = np.asarray(size, np.int64)
         if not kind.endswith(".dst"):

@@ -51,7 +51,7 @@ class Finding:
 
 class Report:
     """`lines`: one dict per PTX source line with a memory instruction (keys: line, instruction,
-    kind, spaces, COUNTS and the derived excess_sectors, bank_conflicts, dram_sectors,
+    kind, hints (its cache qualifiers), spaces, COUNTS and the derived excess_sectors, bank_conflicts, dram_sectors,
     sectors_per_request, efficiency); `total`: the kernel's sums; `stats`: the launch statistics."""
 
     def __init__(self, kernel: str, filename: str, target: str, sm: int, config, lines, samples,
@@ -75,7 +75,7 @@ class Report:
             r = by_line.get(st.line)
             if r is None:
                 r = by_line[st.line] = dict(line=st.line, instruction=st.text, kind=st.kind,
-                                            spaces=[], **{k: 0 for k in COUNTS})
+                                            hints=st.hints, spaces=[], **{k: 0 for k in COUNTS})
                 samples[st.line] = st.sample
             else:
                 r["instruction"] += "; " + st.text
