@@ -54,10 +54,22 @@ class AccessHints:
 NO_HINTS = AccessHints()
 
 
+_HINTS: dict[str, AccessHints] = {}
+
+
 def hints_of(decoded) -> AccessHints:
     """The cache qualifiers an opcode writes, whatever its instruction (ld, st, atom, cp.async,
     prefetch...): read by value with `Decoded.pick`, so instructions without a record of their
-    own are read the same way."""
+    own are read the same way. Kept per opcode: real code repeats a few opcodes many times."""
+    h = _HINTS.get(decoded.opcode)
+    if h is None:
+        if len(_HINTS) > 4096:                   # bounded, like the decoder's own cache
+            _HINTS.clear()
+        h = _HINTS[decoded.opcode] = _read_hints(decoded)
+    return h
+
+
+def _read_hints(decoded) -> AccessHints:
     pick = decoded.pick
     cop = pick(*LD.GROUPS["cop"]) or pick(*C.STORE_COPS)
     l2 = pick(*LD.GROUPS["l2_evict"])
