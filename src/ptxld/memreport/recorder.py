@@ -120,7 +120,7 @@ class Recorder:
             first = warp == warp[0]
             st.sample = (lane[first], addr[first], np.broadcast_to(size, addr.shape)[first].copy(),
                          space)
-        plan_key = (kind, space, id(hints))
+        plan_key = (kind, space, hints)
         plan = self.plans.get(plan_key)
         if plan is None:
             plan = self.plans[plan_key] = P.plan_for(kind, space, hints)
