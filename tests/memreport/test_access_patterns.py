@@ -3,6 +3,8 @@ or with NumPy from the definitions in docs/memory-report.md. Kernels:
 tests/kernels/cuda/memreport_access.cu (nvcc 13.0 PTX under tests/kernels/ptx/sm_80)."""
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -178,3 +180,20 @@ def test_report_dict_keys_and_kernel_total(mod):
     assert d["findings"][0]["rule"] == "uncoalesced-global-accesses"
     assert "model" in d["cache_model"]["note"]
     assert rep.stats.threads == 64
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("name", ["memreport_access", "memreport_cache"])
+def test_committed_ptx_is_what_nvcc_makes(name, tmp_path):
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not installed")
+    version = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
+    if "release 13.0" not in version:
+        pytest.skip("the committed PTX was produced by nvcc 13.0")
+    kdir = PTX.parents[2]
+    out = tmp_path / f"{name}.ptx"
+    # the command recorded in tests/kernels/ptx/COMMANDS.txt
+    subprocess.run(["nvcc", "-O3", "-ptx", "-std=c++17", "-arch=sm_80", f"cuda/{name}.cu", "-o", str(out)],
+                   cwd=kdir, check=True)
+    assert out.read_text() == (kdir / "ptx" / "sm_80" / f"{name}.ptx").read_text()
+    assert f"-arch=sm_80 cuda/{name}.cu -o ptx/sm_80/{name}.ptx" in (kdir / "ptx" / "COMMANDS.txt").read_text()

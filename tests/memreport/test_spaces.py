@@ -7,6 +7,9 @@ import numpy as np
 import pytest
 
 import ptxld
+from ptxld.emu.trace import hints_of
+from ptxld.memreport import Recorder
+from ptxld.spec.decode import decode
 
 def ln(src: str, needle: str) -> int:
     """The line number of the first line of `src` containing `needle`."""
@@ -201,10 +204,6 @@ class _Batch:
 
 
 def test_a_copy_counts_one_execution_and_both_sides():
-    from ptxld.emu.trace import hints_of
-    from ptxld.memreport import Recorder
-    from ptxld.spec.decode import decode
-
     class Op:
         pc, line, text = 0, 7, "cp.async.cg.shared.global [d], [s], 16;"
 
