@@ -187,10 +187,6 @@ def test_without_a_report_no_recorder_is_called():
     assert type(stats).__name__ == "LaunchStats" and k.trace is None
 
 
-class _Layout:
-    bits = 64
-
-
 class _Batch:
     """The parts of an emulator batch the recorder reads, for a copy instruction the emulator
     does not run yet (cp.async reports its read and its write through the same hook)."""

@@ -22,7 +22,6 @@ SECTORS_PER_LINE = LINE // SECTOR
 FULL = (1 << SECTORS_PER_LINE) - 1
 
 EVICT_FIRST, EVICT_NORMAL, EVICT_LAST = 0, 1, 2
-PRIORITY_NAMES = {EVICT_FIRST: "evict_first", EVICT_NORMAL: "evict_normal", EVICT_LAST: "evict_last"}
 
 
 @dataclass(frozen=True)
@@ -145,6 +144,3 @@ class SectorCache:
             return False
         entry.priority = priority
         return True
-
-    def resident_lines(self) -> int:
-        return sum(len(s) for s in self.sets.values())
