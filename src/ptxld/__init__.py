@@ -68,7 +68,8 @@ def __getattr__(name: str):
         from .ptx.printer import FormatError
         return FormatError
     if name in ("RawModule", "EmulationError"):
-        # the emulator loads NumPy: imported when asked for, for start-up time
-        from . import emu
+        # the emulator loads NumPy: imported when asked for, for start-up time (memreport with it:
+        # it registers the memory report kernels return with memory_report=True)
+        from . import emu, memreport  # noqa: F401
         return getattr(emu, name)
     raise AttributeError(f"module 'ptxld' has no attribute {name!r}")

@@ -16,6 +16,7 @@ from . import ptxtypes
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .program import Program, _align_up
+from .trace import new_recorder
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
@@ -128,15 +129,18 @@ class Kernel:
         self.name = name
         self.stats: LaunchStats | None = None
         self.grid_id = 0
+        self.trace = None                    # the memory-report recorder of a running launch
 
     def __repr__(self):
         return f"<ptxld kernel {self.name} from {self.mod.filename}>"
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=(1, 1, 1),
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
-                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None) -> LaunchStats:
+                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None, memory_report=False):
         """Run the kernel. NumPy arrays the kernel wrote are written back (a read-only array is
-        an input: a store into it faults); `stats.written` lists them. Returns launch statistics."""
+        an input: a store into it faults); `stats.written` lists them. Returns launch statistics,
+        or with `memory_report` (True, or the report's options) the memory report of the launch
+        (`ptxld.memreport`), which carries the statistics as `.stats`."""
         grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
         max_steps = _positive(max_steps, "max_steps")
         batch_threads = _positive(batch_threads, "batch_threads")
@@ -153,11 +157,15 @@ class Kernel:
         self.grid_id += 1
         t0 = time.perf_counter()
         gmem = self.mod.gmem
+        recorder = new_recorder(self, None if memory_report is True else memory_report) \
+            if memory_report else None
         segs, param_seg = self._bind(args)
+        self.trace = recorder
         try:
             stats = self._run(grid, block, cluster, shared_mem, param_seg, max_steps,
                               batch_threads, progress)
         finally:
+            self.trace = None
             mine = {id(x[3]) for x in segs} | {id(param_seg)}
             gmem.segments = [s for s in gmem.segments if id(s) not in mine]
             gmem.bases = [s.base for s in gmem.segments]
@@ -175,7 +183,7 @@ class Kernel:
         stats.written = tuple(written)
         stats.seconds = time.perf_counter() - t0
         self.stats = stats
-        return stats
+        return stats if recorder is None else recorder.finish(stats)
 
     # ------------------------------------------------------------------ arguments
     def _bind(self, args):

@@ -69,10 +69,9 @@ def compile_trap(op, prog):
     op.run = run
 
 
-@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "prefetch", "prefetchu",
-         "discard", "applypriority", "griddepcontrol", "setmaxnreg")
+@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "griddepcontrol", "setmaxnreg")
 def compile_noop(op, prog):
-    # A sequential emulator is sequentially consistent: fences and cache hints are no-ops.
+    # A sequential emulator is sequentially consistent: fences are no-ops (cache hints: sem_cache).
     op.run = lambda b, act: None
 
 
