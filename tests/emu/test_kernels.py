@@ -24,7 +24,9 @@ import ptxld  # noqa: E402
 # Instruction families of cases.NEEDS that the emulator runs today (the fences and the tensor-map
 # prefetch as the ordering no-ops they are for a sequentially consistent emulator).
 EMULATED = {"barrier.cluster", "mapa", "cvta.param", "fence.proxy.async", "fence.mbarrier_init",
-            "fence.proxy.tensormap", "prefetch.tensormap"}
+            "fence.proxy.tensormap", "prefetch.tensormap",
+            # clusters from the module, warp-group coordination (sem_cluster)
+            ".reqnctapercluster", "elect.sync", "griddepcontrol", "setmaxnreg"}
 assert EMULATED <= set(NEEDS)
 
 

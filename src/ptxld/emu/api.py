@@ -14,6 +14,7 @@ from . import errors as E
 from . import ptxtypes as T
 from .machine import Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
+from .cluster_shape import launch_cluster
 from .program import Program, _align_up
 
 DEFAULT_MAX_STEPS = 5_000_000
@@ -106,11 +107,14 @@ class Kernel:
     def __repr__(self):
         return f"<ptxld kernel {self.name} from {self.mod.filename}>"
 
-    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=(1, 1, 1),
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=None,
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
                  progress=None) -> LaunchStats:
         """Run the kernel; NumPy array arguments are written back. Returns launch statistics."""
-        grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
+        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
+        cluster, self.explicit_cluster = launch_cluster(
+            self.name, self.mod.program.funcs[self.name].node,
+            None if cluster is None else _dim3(cluster, "cluster"))
         nthreads = math.prod(block)
         if nthreads > 1024:
             raise E.LaunchError(f"block {block} has {nthreads} threads; the limit is 1024")
@@ -119,7 +123,6 @@ class Kernel:
         if shared_mem < 0:
             raise E.LaunchError("shared_mem must be >= 0")
         prog = self.mod.program
-        self.explicit_cluster = cluster != (1, 1, 1)
         self.grid_id += 1
         t0 = time.perf_counter()
         gmem = self.mod.gmem

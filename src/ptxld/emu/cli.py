@@ -54,7 +54,7 @@ def _arg(text: str):
 @click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX.")
 @click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z].")
 @click.option("--block", "-b", required=True, help="Block size X[,Y,Z].")
-@click.option("--cluster", default="1", help="Cluster size X[,Y,Z] (sm_90).")
+@click.option("--cluster", default=None, help="Cluster size X[,Y,Z] (sm_90; default: the kernel's .reqnctapercluster, else 1).")
 @click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Write buffers here instead of back into the .npy files.")
@@ -69,7 +69,7 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
         mod = RawModule(path=file)
         k = mod.get_function(kernel)
         stats = k(_dims(grid, "--grid"), _dims(block, "--block"), [p for p, _ in parsed],
-                  shared_mem=shared_mem, cluster=_dims(cluster, "--cluster"),
+                  shared_mem=shared_mem, cluster=None if cluster is None else _dims(cluster, "--cluster"),
                   max_steps=max_steps or DEFAULT_MAX_STEPS,
                   progress=progress.update if progress else None)
     except EmulationError as e:

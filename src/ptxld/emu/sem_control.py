@@ -70,7 +70,7 @@ def compile_trap(op, prog):
 
 
 @handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "prefetch", "prefetchu",
-         "discard", "applypriority", "griddepcontrol", "setmaxnreg")
+         "discard", "applypriority", "griddepcontrol")
 def compile_noop(op, prog):
     # A sequential emulator is sequentially consistent: fences and cache hints are no-ops.
     op.run = lambda b, act: None
@@ -469,8 +469,14 @@ def barrier_deadlock(b):
 
 # ---------------------------------------------------------------------------- cluster barrier
 
+@handler("barrier.cluster")
+def compile_cluster_barrier(op, prog):
+    d = op.ins.decoded
+    return _compile_cluster_barrier(op, prog, d)
+
+
 def _compile_cluster_barrier(op, prog, d):
-    is_wait = d.has(".wait")
+    is_wait = d.get("op") == ".wait" if d.name == "barrier.cluster" else d.has(".wait")
 
     def run(b, idx, act):
         t = b.threads(act)

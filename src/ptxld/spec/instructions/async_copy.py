@@ -1,0 +1,63 @@
+"""Asynchronous copies (PTX ISA 9.7.9.25: cp.async, cp.async.bulk, cp.reduce.async.bulk,
+cp.async.bulk.tensor and their group, prefetch and tensor-map companions).
+
+The records here give the decoder its vocabulary (which slot each modifier fills); the syntax
+forms are not listed yet, so the checker reports unknown modifiers but does not match forms.
+"""
+from __future__ import annotations
+
+from ..isa import Group, InstructionSpec
+
+#: state spaces an asynchronous copy names, destination first (the ISA writes `.dst.src`)
+_SPACES = (".shared", ".shared::cta", ".shared::cluster", ".global")
+#: cache-eviction hint operand (`.L2::cache_hint` adds a 64-bit cache-policy operand)
+_HINT = Group("cache_hint", (".L2::cache_hint",))
+#: prefetch of the surrounding L2 sector group (sm_80 cp.async, ld)
+_PREFETCH = Group("prefetch_size", (".L2::64B", ".L2::128B", ".L2::256B"))
+#: how an asynchronous bulk operation signals completion
+_COMPLETION = Group("completion", (".mbarrier::complete_tx::bytes", ".bulk_group"))
+_MULTICAST = Group("multicast", (".multicast::cluster",))
+_REDOP = Group("redop", (".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"))
+_RTYPE = Group("type", (".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64", ".f16",
+                        ".bf16", ".f16x2", ".bf16x2"))
+_DIM = Group("dim", (".1d", ".2d", ".3d", ".4d", ".5d"))
+#: tensor copy modes: tiles of the tensor or im2col columns of an image (sm_90); the gather/
+#: scatter and wide im2col modes are sm_100 and listed so the decoder names them
+_LOAD_MODE = Group("load_mode", (".tile", ".im2col", ".im2col_no_offs", ".tile::gather4",
+                                 ".tile::scatter4", ".im2col::w", ".im2col::w::128"))
+_CTA_GROUP = Group("cta_group", (".cta_group::1", ".cta_group::2"))
+
+RECORDS = (
+    InstructionSpec("cp.async", "PTX ISA 9.7.9.25.3.1 (cp.async)", (
+        Group("cache", (".ca", ".cg")), Group("dst", (".shared", ".shared::cta")),
+        Group("src", (".global",)), _HINT, _PREFETCH)),
+    InstructionSpec("cp.async.commit_group", "PTX ISA 9.7.9.25.3.2 (cp.async.commit_group)", ()),
+    InstructionSpec("cp.async.wait_group", "PTX ISA 9.7.9.25.3.3 (cp.async.wait_group)", ()),
+    InstructionSpec("cp.async.wait_all", "PTX ISA 9.7.9.25.3.3 (cp.async.wait_all)", ()),
+    InstructionSpec("cp.async.bulk", "PTX ISA 9.7.9.25.4.1 (cp.async.bulk)", (
+        Group("dst", _SPACES), Group("src", _SPACES), _COMPLETION, _MULTICAST, _HINT,
+        Group("cp_mask", (".cp_mask",)))),
+    InstructionSpec("cp.reduce.async.bulk", "PTX ISA 9.7.9.25.4.2 (cp.reduce.async.bulk)", (
+        Group("dst", _SPACES), Group("src", _SPACES), _COMPLETION, _REDOP, _RTYPE,
+        Group("noftz", (".noftz",)), _HINT)),
+    InstructionSpec("cp.async.bulk.prefetch", "PTX ISA 9.7.9.25.4.3 (cp.async.bulk.prefetch)", (
+        Group("level", (".L2",)), Group("src", (".global",)), _HINT)),
+    InstructionSpec("cp.async.bulk.tensor", "PTX ISA 9.7.9.25.5.1 (cp.async.bulk.tensor)", (
+        _DIM, Group("dst", _SPACES), Group("src", _SPACES), _LOAD_MODE, _COMPLETION, _MULTICAST,
+        _CTA_GROUP, _HINT)),
+    InstructionSpec("cp.reduce.async.bulk.tensor", "PTX ISA 9.7.9.25.5.2 (cp.reduce.async.bulk.tensor)", (
+        _DIM, Group("dst", _SPACES), Group("src", _SPACES), _REDOP, _LOAD_MODE, _COMPLETION,
+        _RTYPE, _HINT)),
+    InstructionSpec("cp.async.bulk.prefetch.tensor", "PTX ISA 9.7.9.25.5.3 (cp.async.bulk.prefetch.tensor)", (
+        _DIM, Group("level", (".L2",)), Group("src", (".global",)), _LOAD_MODE, _HINT)),
+    InstructionSpec("cp.async.bulk.commit_group", "PTX ISA 9.7.9.25.6.1 (cp.async.bulk.commit_group)", ()),
+    InstructionSpec("cp.async.bulk.wait_group", "PTX ISA 9.7.9.25.6.2 (cp.async.bulk.wait_group)", (
+        Group("read", (".read",)),)),
+    InstructionSpec("tensormap.replace", "PTX ISA 9.7.9.26 (tensormap.replace)", (
+        Group("mode", (".tile",)),
+        Group("field", (".global_address", ".rank", ".box_dim", ".global_dim", ".global_stride",
+                        ".element_stride", ".elemtype", ".interleave_layout", ".swizzle_mode",
+                        ".swizzle_atomicity", ".fill_mode")),
+        Group("space", (".global", ".shared::cta")), Group("size", (".b1024",)),
+        Group("type", (".b32", ".b64")))),
+)
