@@ -7,7 +7,7 @@ from ..ptx.nodes import Int, Name, ParenList, Variable
 from . import errors as E
 from . import ptxtypes as T
 from .memory import Fault
-from .handlers import CONTROL, SIMPLE, CompileError, handler, stall_resolver
+from .handlers import CONTROL, EXIT_HOOKS, SIMPLE, CompileError, handler, stall_resolver
 from .sem_warp import compile_bar_warp
 
 
@@ -56,6 +56,8 @@ def exit_threads(b, idx):
     t = b.threads(idx)
     if len(t) == 0:
         return
+    for hook in EXIT_HOOKS:
+        hook(b, t)
     b.exited[t] = True
     b.live_per_cta -= np.bincount(b.cta_of[t], minlength=len(b.live_per_cta))
 

@@ -1,0 +1,346 @@
+"""Asynchronous operations in flight, and the mbarrier objects that track them.
+
+One `AsyncState` per batch of CTAs (created on first use) holds:
+
+* pending `cp.async` copies (sm_80), per issuing thread and commit group;
+* pending `cp.async.mbarrier.arrive` arrive-ons, which fire when the thread's earlier copies
+  complete;
+* pending bulk operations (`cp.async.bulk*`, `cp.reduce.async.bulk*`, TMA), each completing on
+  an mbarrier (`.mbarrier::complete_tx::bytes`) or in a thread's bulk async-group;
+* threads parked in `mbarrier.try_wait`/`test_wait` until the phase they wait for completes.
+
+When an operation completes is the documented policy of docs/async-copies.md: never before a
+wait that needs it (a kernel that reads the destination early sees the old bytes), at the wait
+that needs it, and, when no thread can run any more, everything outstanding (the hardware
+finishes its copies eventually). `mode="late"` narrows waits to what the PTX ISA guarantees
+(`cp.async.wait_group N` completes only groups older than the newest N) and reads sources when
+the copy completes rather than when it is issued.
+
+An mbarrier is the 8 bytes it occupies in shared memory, in this emulator's own encoding (the
+ISA leaves it opaque): bits 0-19 pending arrivals, 20-39 expected arrivals, 40-60 the
+transaction count (21-bit two's complement), bit 61 set once initialised, bit 63 the phase
+parity. Kernels that only use the mbarrier instructions never see the encoding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import errors as E
+from .handlers import on_thread_exit, stall_resolver
+
+M20 = (1 << 20) - 1
+TX_LIMIT = (1 << 20) - 1          # |tx-count| <= 2^20 - 1 (PTX ISA: mbarrier tx-count range)
+VALID = 1 << 61
+PHASE = 1 << 63
+
+
+def unpack(w: int):
+    """(phase, pending, expected, tx, valid) of a barrier word."""
+    tx = (w >> 40) & ((1 << 21) - 1)
+    if tx >= 1 << 20:
+        tx -= 1 << 21
+    return (w >> 63) & 1, w & M20, (w >> 20) & M20, tx, bool(w & VALID)
+
+
+def pack(phase: int, pending: int, expected: int, tx: int) -> int:
+    return (phase << 63) | VALID | ((tx & ((1 << 21) - 1)) << 40) | (expected << 20) | pending
+
+
+class Place:
+    """A barrier (or any 8-byte shared location): the backing array and byte index that
+    memory.Spaces.resolve gave for it, the thread and instruction to blame for faults."""
+    __slots__ = ("backing", "idx", "address")
+
+    def __init__(self, backing, idx: int, address: int):
+        self.backing, self.idx, self.address = backing, int(idx), int(address)
+
+    @property
+    def key(self):
+        return (id(self.backing), self.idx)
+
+    def read(self) -> int:
+        return int(self.backing[self.idx:self.idx + 8].view(np.uint64)[0])
+
+    def write(self, w: int) -> None:
+        self.backing[self.idx:self.idx + 8] = np.frombuffer(int(w).to_bytes(8, "little"), np.uint8)
+
+
+class CpRecord:
+    """One execution of a cp.async instruction: a copy per thread."""
+    __slots__ = ("seq", "op", "tids", "group", "dst", "size", "data", "src", "srcsize", "alive",
+                 "backing", "dst_addr")
+
+
+class BulkOp:
+    """One asynchronous bulk operation: `perform()` reads (if not yet read) and writes; then
+    `barriers` get their complete-tx, or the issuing thread's bulk group counts it done."""
+    __slots__ = ("seq", "op", "thread", "read", "write", "data", "barriers", "group")
+
+    def perform(self):
+        if self.data is None:
+            self.data = self.read()
+        self.write(self.data)
+
+
+class Waiter:
+    __slots__ = ("pc", "tids", "place", "dest", "op")
+
+
+class AsyncState:
+    def __init__(self, b):
+        n = b.N
+        self.mode = getattr(b.launch, "async_mode", "wait")
+        self.seq = 0
+        self.copies: list[CpRecord] = []
+        self.cp_committed = np.zeros(n, np.int64)     # cp.async groups committed per thread
+        self.arrives: list = []                       # (seq, tids, [Place], op)
+        self.bulk: list[BulkOp] = []
+        self.bulk_committed = np.zeros(n, np.int64)   # bulk async-groups committed per thread
+        self.waiters: dict = {}                       # barrier key -> [Waiter]
+        self.place_of: dict = {}                      # barrier key -> Place (for reports)
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    @property
+    def late(self) -> bool:
+        return self.mode == "late"
+
+
+def state(b) -> AsyncState:
+    st = getattr(b, "async_state", None)
+    if st is None:
+        st = b.async_state = AsyncState(b)
+    return st
+
+
+def peek(b) -> AsyncState | None:
+    return getattr(b, "async_state", None)
+
+
+# ------------------------------------------------------------------------------ barrier words
+
+def _fail(b, op, t, message, expected, place=None):
+    return b.error(E.MbarrierError, op, t, message, expected=expected, space=".shared",
+                   address=None if place is None else place.address)
+
+
+def barrier_word(b, op, t, place: Place):
+    w = place.read()
+    got = unpack(w)
+    if not got[4]:
+        raise _fail(b, op, t, f"mbarrier at shared address {place.address:#x} is not initialised",
+                    "mbarrier.init on this address before any other mbarrier operation", place)
+    return got
+
+
+def update(b, op, t, place: Place, *, arrivals: int = 0, tx: int = 0, drop: int = 0) -> int:
+    """Apply an expect-tx (`tx` > 0), complete-tx (`tx` < 0) and `arrivals` arrive-ons (of which
+    `drop` also leave the expected count) to one barrier, completing its phase when nothing is
+    pending. Returns the word before the update (the `state` an arrive returns)."""
+    before = place.read()
+    phase, pending, expected, count, _ = barrier_word(b, op, t, place)
+    count += tx
+    if abs(count) > TX_LIMIT:
+        raise _fail(b, op, t, f"mbarrier tx-count overflow: {count} bytes pending in the current "
+                    f"phase (the range is +-{TX_LIMIT})",
+                    "expect-tx and complete-tx counts that stay within 2^20 - 1 bytes", place)
+    if arrivals > pending:
+        raise _fail(b, op, t, f"mbarrier phase overflow: {arrivals} arrival(s) on a phase with "
+                    f"{pending} pending of {expected} expected",
+                    "no more arrivals in a phase than the barrier's expected count", place)
+    pending -= arrivals
+    expected -= drop
+    done = pending == 0 and count == 0
+    if done:
+        phase ^= 1
+        pending = expected
+    place.write(pack(phase, pending, expected, count))
+    if done:
+        release_waiters(b, place)
+    return before
+
+
+def release_waiters(b, place: Place):
+    st = peek(b)
+    if st is None:
+        return
+    ws = st.waiters.pop(place.key, None)
+    for w in ws or ():
+        idx = w.tids if len(w.tids) != b.N else None
+        w.dest(b, idx, np.ones(len(w.tids), bool))
+        b.schedule(w.pc + 1, idx)
+
+
+def park(b, op, tids, place: Place, dest):
+    """Threads wait in try_wait/test_wait until the barrier's current phase completes."""
+    st = state(b)
+    w = Waiter()
+    w.pc, w.tids, w.place, w.dest, w.op = op.pc, tids, place, dest, op
+    st.waiters.setdefault(place.key, []).append(w)
+    st.place_of[place.key] = place
+
+
+# ------------------------------------------------------------------------------ completion
+
+def _write_copy_rows(rec: CpRecord, rows: np.ndarray, b):
+    # late mode reads the sources only now
+    data = READ_SOURCE(b, rec, rows) if rec.data is None else rec.data[rows]
+    cols = np.arange(rec.size)
+    rec.backing[rec.dst[rows][:, None] + cols] = data
+    rec.alive[rows] = False
+
+
+READ_SOURCE = None   # set by sem_async: (b, rec, rows) -> (n, size) bytes, for late reads
+
+
+def complete_copies(b, threads: np.ndarray, *, group_below: np.ndarray | None = None,
+                    seq_below: int | None = None) -> None:
+    """Complete pending cp.async copies of `threads` (sorted): those whose group number is below
+    `group_below[t]`, or issued before `seq_below`, or all."""
+    st = peek(b)
+    if st is None or not st.copies:
+        return
+    keep = []
+    for rec in st.copies:
+        if seq_below is not None and rec.seq >= seq_below:
+            keep.append(rec)
+            continue
+        sel = rec.alive & np.isin(rec.tids, threads)
+        if group_below is not None:
+            sel &= rec.group < group_below[rec.tids]
+        rows = np.flatnonzero(sel)
+        if len(rows):
+            _write_copy_rows(rec, rows, b)
+        if rec.alive.any():
+            keep.append(rec)
+    st.copies = keep
+
+
+def fire_arrives(b, key=None) -> bool:
+    """Fire pending cp.async.mbarrier.arrive arrive-ons (those on barrier `key`, or all): the
+    thread's earlier copies complete first."""
+    st = peek(b)
+    if st is None or not st.arrives:
+        return False
+    fired, keep = False, []
+    for entry in st.arrives:
+        seq, tids, places, op = entry
+        if key is not None and not any(p.key == key for p in places):
+            keep.append(entry)
+            continue
+        complete_copies(b, tids, seq_below=seq)
+        for t, p in zip(tids, places):
+            update(b, op, t, p, arrivals=1)
+        fired = True
+    st.arrives = keep
+    return fired
+
+
+def complete_bulk(b, *, key=None, thread=None, group_below=None) -> bool:
+    """Complete pending bulk operations: those signalling barrier `key`, or those of `thread`
+    in groups below `group_below`, or all."""
+    st = peek(b)
+    if st is None or not st.bulk:
+        return False
+    todo, keep = [], []
+    for bop in st.bulk:
+        if key is not None:
+            hit = any(p.key == key for p, _ in bop.barriers)
+        elif thread is not None:
+            hit = bop.thread == thread and bop.group is not None and bop.group < group_below
+        else:
+            hit = True
+        (todo if hit else keep).append(bop)
+    st.bulk = keep
+    for bop in todo:
+        bop.perform()
+        for place, nbytes in bop.barriers:
+            update(b, bop.op, bop.thread, place, tx=-nbytes)
+    return bool(todo)
+
+
+def settle_barrier(b, key) -> bool:
+    """Complete everything in flight that signals barrier `key` (a wait on it needs them)."""
+    a = fire_arrives(b, key)
+    c = complete_bulk(b, key=key)
+    return a or c
+
+
+def complete_everything(b) -> bool:
+    st = peek(b)
+    if st is None:
+        return False
+    progressed = fire_arrives(b)
+    progressed |= complete_bulk(b)
+    if st.copies:
+        complete_copies(b, np.arange(b.N))
+        progressed = True
+    return progressed
+
+
+@stall_resolver(order=-1)
+def _async_on_stall(b) -> bool:
+    """Nothing can run: the copies in flight finish (the hardware finishes them eventually),
+    which may complete barrier phases and wake their waiters."""
+    st = peek(b)
+    if st is None:
+        return False
+    before = sum(len(v) for v in st.waiters.values())
+    progressed = complete_everything(b)
+    after = sum(len(v) for v in st.waiters.values())
+    return progressed and (after < before or bool(b.groups))
+
+
+@stall_resolver(order=5)
+def _mbarrier_deadlock(b) -> bool:
+    st = peek(b)
+    if st is None or not any(st.waiters.values()):
+        return False
+    key, ws = next((k, v) for k, v in st.waiters.items() if v)
+    w = ws[0]
+    place = st.place_of[key]
+    phase, pending, expected, tx, _ = unpack(place.read())
+    n = sum(len(x.tids) for x in ws)
+    th, cta = b.coords(int(w.tids[0]))
+    raise b.error(E.MbarrierError, w.op, int(w.tids[0]),
+                  f"mbarrier deadlock: {n} thread(s) wait for phase {phase} of the mbarrier at "
+                  f"shared address {place.address:#x} (CTA {cta}), which can never complete: "
+                  f"{pending} of {expected} arrivals and {tx} transaction bytes still pending, "
+                  f"and no thread can run",
+                  expected="the arrivals and transaction bytes the phase expects "
+                           "(mbarrier.init count, expect_tx / complete_tx)",
+                  space=".shared", address=place.address, others=n - 1)
+
+
+# ------------------------------------------------------------------------------ thread exit
+
+@on_thread_exit
+def on_exit(b, t: np.ndarray) -> None:
+    """A thread leaving with cp.async copies not waited for is an error; its bulk operations
+    finish (the TMA unit completes them after the CTA moves on)."""
+    st = peek(b)
+    if st is None:
+        return
+    for rec in st.copies:
+        sel = rec.alive & np.isin(rec.tids, t)
+        if sel.any():
+            r = int(np.flatnonzero(sel)[0])
+            tid = int(rec.tids[r])
+            committed = rec.group[r] < st.cp_committed[tid]
+            why = ("its group was committed but no cp.async.wait_group / cp.async.wait_all "
+                   "waited for it" if committed else "it was never committed "
+                   "(cp.async.commit_group) nor waited for")
+            raise b.error(E.AsyncCopyError, rec.op, tid,
+                          f"thread exits with a cp.async copy to shared address "
+                          f"{int(rec.dst_addr[r]):#x} still in flight: {why}",
+                          expected="cp.async.wait_group 0 or cp.async.wait_all before the thread "
+                                   "exits", space=".shared", address=int(rec.dst_addr[r]),
+                          others=int(sel.sum()) - 1)
+    if st.bulk:
+        leaving = set(t.tolist())
+        done = [x for x in st.bulk if x.thread in leaving and x.group is not None]
+        for bop in done:
+            bop.perform()
+        st.bulk = [x for x in st.bulk if x not in done]
