@@ -11,7 +11,7 @@ from .ptx.nodes import Module
 from .ptx.parser import parse as _parse
 
 __all__ = ["parse", "format", "check", "Diagnostic", "Module", "RawModule", "EmulationError",
-           "__version__"]
+           "TensorMap", "__version__"]
 
 
 def parse(source: str, *, filename: str = "<string>") -> Module:
@@ -36,7 +36,7 @@ def check(source: str, *, filename: str = "<string>", strict: bool = False) -> l
 def __getattr__(name: str):
     if name == "__version__":
         return version()
-    if name in ("RawModule", "EmulationError"):
+    if name in ("RawModule", "EmulationError", "TensorMap"):
         # the emulator loads NumPy: imported when asked for, for start-up time
         from . import emu
         return getattr(emu, name)

@@ -26,7 +26,11 @@ import ptxld  # noqa: E402
 EMULATED = {"barrier.cluster", "mapa", "cvta.param", "fence.proxy.async", "fence.mbarrier_init",
             "fence.proxy.tensormap", "prefetch.tensormap",
             # clusters from the module, warp-group coordination (sem_cluster)
-            ".reqnctapercluster", "elect.sync", "griddepcontrol", "setmaxnreg"}
+            ".reqnctapercluster", "elect.sync", "griddepcontrol", "setmaxnreg",
+            # mbarrier, bulk copies and TMA (sem_mbarrier, sem_async, sem_tensor)
+            "mbarrier", "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.tensor",
+            "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "multicast::cluster",
+            "tensormap.replace", "tensormap.cp_fenceproxy"}
 assert EMULATED <= set(NEEDS)
 
 

@@ -16,6 +16,7 @@ from .machine import Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .cluster_shape import launch_cluster
 from .program import Program, _align_up
+from .tensormap import TensorMap, bind_tensor_maps
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
@@ -164,7 +165,7 @@ class Kernel:
                 seg = gmem.alloc(raw.size, f"argument {k} ({a.dtype}[{a.size}])", align=256, data=raw)
                 segs.append((a, seg))
                 blob = seg.base.to_bytes(psize, "little")
-            elif isinstance(a, (bytes, bytearray, np.void)):
+            elif isinstance(a, (bytes, bytearray, np.void, TensorMap)):
                 blob = bytes(a) if not isinstance(a, np.void) else a.tobytes()
                 if len(blob) > psize:
                     raise E.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
@@ -173,6 +174,8 @@ class Kernel:
             else:
                 blob = _scalar_bytes(a, p, k)
             buf[off:off + psize] = np.frombuffer(blob, np.uint8)
+        segs += bind_tensor_maps(args, segs, gmem)
+        self.bound = segs
         L = prog.layout
         param_seg = Segment(L.param, size, buf, "kernel parameters", readonly=True)
         gmem.charge(size, "kernel parameters")

@@ -129,4 +129,9 @@ class MbarrierError(BarrierError):
     kind = "mbarrier"
 
 
-ALL_ERRORS += (AsyncCopyError, MbarrierError)
+class TensorMapError(EmulationError, ValueError):
+    """Tensor-map parameters that cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col refuse."""
+    kind = "tensor-map"
+
+
+ALL_ERRORS += (AsyncCopyError, MbarrierError, TensorMapError)

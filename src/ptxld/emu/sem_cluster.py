@@ -11,7 +11,7 @@ from .handlers import CompileError, handler
 from .sem_warp import FULL, gated
 
 
-@handler("elect.sync")
+@handler("elect.sync", "elect")
 def compile_elect(op, prog):
     """elect.sync d|p, membermask: one leader among the member lanes (PTX ISA: chosen
     deterministically; this emulator, like the hardware, picks the lowest member lane); `d` is

@@ -22,7 +22,7 @@ _HOME: dict[str, str] = {
         "cp.async", "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all",
         "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.prefetch", "cp.async.bulk.tensor",
         "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "cp.async.bulk.commit_group",
-        "cp.async.bulk.wait_group", "tensormap.replace")},
+        "cp.async.bulk.wait_group", "tensormap.replace", "tensormap.cp_fenceproxy")},
     **{n: "instructions.mbarrier" for n in (
         "mbarrier.init", "mbarrier.inval", "mbarrier.expect_tx", "mbarrier.complete_tx",
         "mbarrier.arrive", "mbarrier.arrive_drop", "cp.async.mbarrier.arrive", "mbarrier.test_wait",

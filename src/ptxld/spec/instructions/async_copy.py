@@ -60,4 +60,9 @@ RECORDS = (
                         ".swizzle_atomicity", ".fill_mode")),
         Group("space", (".global", ".shared::cta")), Group("size", (".b1024",)),
         Group("type", (".b32", ".b64")))),
+    InstructionSpec("tensormap.cp_fenceproxy", "PTX ISA 9.7.13.4 (tensormap.cp_fenceproxy)", (
+        Group("dst", (".global",)), Group("src", (".shared::cta",)),
+        Group("proxy", (".tensormap::generic",)), Group("sem", (".release",)),
+        Group("scope", (".cta", ".cluster", ".gpu", ".sys")), Group("sync", (".sync",)),
+        Group("aligned", (".aligned",)))),
 )
