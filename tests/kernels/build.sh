@@ -34,6 +34,7 @@ sm90_bulk             sm_90
 sm90_tma              sm_90
 sm90a_hopper          sm_90a
 sm90a_wgmma           sm_90a
+async_sm80            $PROGRAM_ARCHS
 "
 
 rm -rf ptx

@@ -21,6 +21,7 @@ from .tensormap import TensorMap, bind_tensor_maps
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
 DEFAULT_BATCH_THREADS = 1 << 17
+ASYNC_MODES = ("wait", "late")
 
 
 @dataclass
@@ -110,8 +111,14 @@ class Kernel:
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=None,
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
-                 progress=None) -> LaunchStats:
-        """Run the kernel; NumPy array arguments are written back. Returns launch statistics."""
+                 progress=None, async_copies: str = "wait") -> LaunchStats:
+        """Run the kernel; NumPy array arguments are written back. Returns launch statistics.
+
+        `async_copies` picks when asynchronous copies land (docs/async-copies.md): "wait" (at
+        the first wait that covers them) or "late" (as late as the PTX ISA allows)."""
+        if async_copies not in ASYNC_MODES:
+            raise E.LaunchError(f"async_copies={async_copies!r}: expected one of {', '.join(ASYNC_MODES)}")
+        self.async_mode = async_copies
         grid, block = _dim3(grid, "grid"), _dim3(block, "block")
         cluster, self.explicit_cluster = launch_cluster(
             self.name, self.mod.program.funcs[self.name].node,

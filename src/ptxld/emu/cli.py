@@ -60,8 +60,11 @@ def _arg(text: str):
               help="Write buffers here instead of back into the .npy files.")
 @click.option("--max-steps", default=None, type=int, help="Instruction-step budget.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary.")
+@click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
+              help="When asynchronous copies land: at the first wait covering them (default), or "
+                   "as late as the PTX ISA allows (surfaces missing waits).")
 @click.argument("args", nargs=-1)
-def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, args):
+def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, async_copies, args):
     """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
     parsed = [_arg(a) for a in args]
     progress = _Progress() if sys.stderr.isatty() else None
@@ -70,7 +73,7 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
         k = mod.get_function(kernel)
         stats = k(_dims(grid, "--grid"), _dims(block, "--block"), [p for p, _ in parsed],
                   shared_mem=shared_mem, cluster=None if cluster is None else _dims(cluster, "--cluster"),
-                  max_steps=max_steps or DEFAULT_MAX_STEPS,
+                  max_steps=max_steps or DEFAULT_MAX_STEPS, async_copies=async_copies,
                   progress=progress.update if progress else None)
     except EmulationError as e:
         if progress:

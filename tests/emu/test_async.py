@@ -1,0 +1,375 @@
+"""Asynchronous copies, mbarriers, clusters and tensor maps: the documented completion policy
+(docs/async-copies.md) in both modes, the faults the PTX ISA's rules make precise, and the
+driver's tensor-map rules.
+
+References: the kernel corpus's NumPy references (cases_async.py), the PTX ISA's rules for each
+fault, and cuTensorMapEncodeTiled's documented parameter requirements."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptxld
+from ptxld import emu
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+sys.path.insert(0, str(KERNELS))
+from cases import KERNELS_DIR, assert_matches  # noqa: E402
+from cases_async import CASES_ASYNC, POLICY_CASES_ASYNC  # noqa: E402
+
+HEAD = """.version 8.3
+.target sm_90
+.address_size 64
+"""
+
+
+def module(body: str, params: str = ".param .u64 p", decls: str = "", directives: str = "") -> str:
+    return HEAD + f"""
+.visible .entry k({params}){directives}
+{{
+.reg .pred %p<4>;
+.reg .b32 %r<16>;
+.reg .b64 %rd<16>;
+{decls}
+{body}
+ret;
+}}
+"""
+
+
+def kernel(body: str, **kw):
+    src = module(body, **kw)
+    return ptxld.RawModule(code=src).get_function("k"), src
+
+
+def line_of(src: str, needle: str) -> int:
+    return next(i for i, l in enumerate(src.splitlines(), 1) if needle in l)
+
+
+def ptxas_accepts(src: str, tmp_path) -> bool:
+    """The hand-written modules are real PTX: ptxas assembles them (skipped without ptxas)."""
+    if shutil.which("ptxas") is None:
+        return True
+    f = tmp_path / "k.ptx"
+    f.write_text(src)
+    r = subprocess.run(["ptxas", "-arch=sm_90", str(f), "-o", "/dev/null"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return True
+
+
+# ---- the completion policy ----------------------------------------------------------------------
+
+def _run(case, ptx, mode):
+    k = ptxld.RawModule(path=KERNELS_DIR / ptx).get_function(case.entry)
+    args = case.make_args()
+    launch = {} if case.cluster is None else {"cluster": case.cluster}
+    return k, args, lambda: k(case.grid, case.block, _launch_args(args), shared_mem=case.shared_mem,
+                              async_copies=mode, **launch)
+
+
+def _launch_args(args):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_kernels import _launch_args as la  # the harness's tensor-map conversion
+    return la(args)
+
+
+@pytest.mark.parametrize("pc,mode,ptx", [(pc, m, p) for pc in POLICY_CASES_ASYNC for m in pc.expected
+                                         for p in pc.case.ptx],
+                         ids=lambda v: getattr(getattr(v, "case", None), "name", str(v).split("/")[-1]))
+def test_policy_cases(pc, mode, ptx):
+    want = pc.expected[mode]
+    k, args, go = _run(pc.case, ptx, mode)
+    if isinstance(want, str):
+        with pytest.raises(getattr(emu, want)) as e:
+            go()
+        text = (KERNELS_DIR / ptx).read_text().splitlines()
+        # the error names the cp.async instruction's line, and the thread and address
+        assert e.value.line is not None and "cp.async" in text[e.value.line - 1]
+        assert e.value.thread is not None and e.value.address is not None
+        return
+    expected = want(args)
+    go()
+    for index, w in zip(pc.case.outputs, expected):
+        assert_matches({"mode": "exact"}, args[index], w)
+
+
+@pytest.mark.parametrize("case,ptx", [(c, p) for c in CASES_ASYNC for p in c.ptx],
+                         ids=lambda v: getattr(v, "name", str(v).split("/")[-1]))
+def test_correct_kernels_are_right_in_late_mode(case, ptx):
+    """Copies landing as late as the ISA allows must not change what a correct kernel computes."""
+    k, args, go = _run(case, ptx, "late")
+    expected = case.reference(args)
+    go()
+    for index, want, mode in zip(case.outputs, expected, case.compare):
+        assert_matches(mode, args[index], want)
+
+
+def test_async_copies_mode_is_checked():
+    k, _ = kernel("ret;")
+    with pytest.raises(ptxld.emu.LaunchError, match="async_copies"):
+        k(1, 1, [np.zeros(1, np.uint32)], async_copies="eager")
+
+
+READ_BEFORE_WAIT = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, buf;
+mov.u32 %r2, 5;
+st.shared.u32 [buf], %r2;
+cp.async.ca.shared.global [%r1], [%rd1], 4;
+cp.async.commit_group;
+ld.shared.u32 %r3, [buf];
+cp.async.wait_group 0;
+ld.shared.u32 %r4, [buf];
+st.global.u32 [%rd1+4], %r3;
+st.global.u32 [%rd1+8], %r4;"""
+
+
+@pytest.mark.parametrize("mode", ["wait", "late"])
+def test_shared_memory_is_stale_until_the_wait(mode, tmp_path):
+    k, src = kernel(READ_BEFORE_WAIT, decls=".shared .align 4 .u32 buf;")
+    ptxas_accepts(src, tmp_path)
+    a = np.array([99, 0, 0], np.uint32)
+    k(1, 1, [a], async_copies=mode)
+    assert a[1] == 5 and a[2] == 99       # before the wait: the old value; after it: the copy
+
+
+def test_late_mode_reads_the_source_at_completion():
+    """The ISA lets the copy read its source any time before it completes: a kernel that
+    overwrites the source before waiting sees the new value in late mode."""
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, buf;
+cp.async.ca.shared.global [%r1], [%rd1], 4;
+cp.async.commit_group;
+mov.u32 %r2, 1234;
+st.global.u32 [%rd1], %r2;
+cp.async.wait_group 0;
+ld.shared.u32 %r4, [buf];
+st.global.u32 [%rd1+4], %r4;"""
+    k, _ = kernel(body, decls=".shared .align 4 .u32 buf;")
+    a = np.array([7, 0], np.uint32)
+    k(1, 1, [a])
+    assert a[1] == 7
+    a = np.array([7, 0], np.uint32)
+    k(1, 1, [a], async_copies="late")
+    assert a[1] == 1234
+
+
+# ---- faults -------------------------------------------------------------------------------------
+
+def test_uncommitted_copy_at_exit(tmp_path):
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, buf;
+cp.async.cg.shared.global [%r1], [%rd1], 16;"""
+    k, src = kernel(body, decls=".shared .align 16 .b8 buf[16];")
+    ptxas_accepts(src, tmp_path)
+    with pytest.raises(emu.AsyncCopyError, match="never committed") as e:
+        k(1, 1, [np.zeros(4, np.uint32)])
+    assert e.value.line == line_of(src, "cp.async.cg") and e.value.thread == (0, 0, 0)
+
+
+def test_misaligned_cp_async(tmp_path):
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, buf;
+add.u32 %r1, %r1, 8;
+cp.async.cg.shared.global [%r1], [%rd1], 16;
+cp.async.wait_all;"""
+    k, src = kernel(body, decls=".shared .align 16 .b8 buf[32];")
+    ptxas_accepts(src, tmp_path)
+    with pytest.raises(emu.MisalignedAddressError) as e:
+        k(1, 1, [np.zeros(4, np.uint32)])
+    assert e.value.line == line_of(src, "cp.async.cg") and e.value.address % 16 == 8
+
+
+def test_src_size_above_cp_size(tmp_path):
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, buf;
+mov.u32 %r2, 20;
+cp.async.cg.shared.global [%r1], [%rd1], 16, %r2;
+cp.async.wait_all;"""
+    k, src = kernel(body, decls=".shared .align 16 .b8 buf[16];")
+    with pytest.raises(emu.AsyncCopyError, match="src-size 20 exceeds cp-size 16"):
+        k(1, 1, [np.zeros(8, np.uint32)])
+
+
+def test_mbarrier_phase_overflow(tmp_path):
+    body = """mov.u32 %r1, bar;
+mbarrier.init.shared::cta.b64 [%r1], 2;
+mbarrier.arrive.shared::cta.b64 %rd1, [%r1], 3;"""
+    k, src = kernel(body, decls=".shared .align 8 .b64 bar;")
+    ptxas_accepts(src, tmp_path)
+    with pytest.raises(emu.MbarrierError, match="phase overflow") as e:
+        k(1, 1, [np.zeros(1, np.uint32)])
+    assert e.value.line == line_of(src, "mbarrier.arrive")
+
+
+def test_mbarrier_not_initialised():
+    k, src = kernel("mov.u32 %r1, bar;\nmbarrier.arrive.shared::cta.b64 %rd1, [%r1];",
+                    decls=".shared .align 8 .b64 bar;")
+    with pytest.raises(emu.MbarrierError, match="not initialised"):
+        k(1, 1, [np.zeros(1, np.uint32)])
+
+
+def test_transaction_count_that_never_completes(tmp_path):
+    """expect_tx of 256 bytes, a copy of 128: the phase never completes; the report names the
+    barrier, its pending bytes and the waiting threads."""
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mov.u32 %r5, %tid.x;
+setp.ne.u32 %p1, %r5, 0;
+@%p1 bra WAIT;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], 256;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 128, [%r1];
+WAIT:
+bar.sync 0;
+LOOP:
+mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r1], 0;
+@!%p2 bra LOOP;"""
+    k, src = kernel(body, decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[256];")
+    ptxas_accepts(src, tmp_path)
+    with pytest.raises(emu.MbarrierError, match="mbarrier deadlock") as e:
+        k(1, 64, [np.zeros(64, np.uint32)])
+    msg = str(e.value)
+    assert "128 transaction bytes still pending" in msg and "64 thread(s) wait" in msg
+    assert e.value.line == line_of(src, "mbarrier.try_wait")
+
+
+def test_bulk_copy_size_must_be_a_multiple_of_16(tmp_path):
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 24, [%r1];"""
+    k, src = kernel(body, decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[256];")
+    with pytest.raises(emu.AsyncCopyError, match="multiple of 16") as e:
+        k(1, 1, [np.zeros(64, np.uint32)])
+    assert e.value.line == line_of(src, "cp.async.bulk")
+
+
+# ---- clusters from the module -------------------------------------------------------------------
+
+CLUSTER_ID = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, %cluster_nctarank;
+mov.u32 %r2, %ctaid.x;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r1;"""
+
+
+def test_reqnctapercluster_sets_the_launch_cluster(tmp_path):
+    src = module(CLUSTER_ID, directives="\n.explicitcluster\n.reqnctapercluster 2, 1, 1")
+    ptxas_accepts(src, tmp_path)
+    k = ptxld.RawModule(code=src).get_function("k")
+    a = np.zeros(4, np.uint32)
+    k(4, 32, [a])
+    assert (a == 2).all()
+    with pytest.raises(emu.LaunchError, match="requires clusters of \\(2, 1, 1\\)"):
+        k(4, 32, [a], cluster=(4, 1, 1))
+    k(4, 32, [a], cluster=(2, 1, 1))
+
+
+def test_maxclusterrank_bounds_the_cluster():
+    src = module(CLUSTER_ID, directives="\n.maxclusterrank 2")
+    k = ptxld.RawModule(code=src).get_function("k")
+    a = np.zeros(4, np.uint32)
+    k(4, 32, [a], cluster=(2, 1, 1))
+    assert (a == 2).all()
+    with pytest.raises(emu.LaunchError, match="at most 2 CTAs per cluster"):
+        k(4, 32, [a], cluster=(4, 1, 1))
+
+
+def test_explicitcluster_needs_a_cluster():
+    src = module(CLUSTER_ID, directives="\n.explicitcluster")
+    k = ptxld.RawModule(code=src).get_function("k")
+    with pytest.raises(emu.LaunchError, match="explicitcluster"):
+        k(4, 32, [np.zeros(4, np.uint32)])
+
+
+# ---- tensor maps: cuTensorMapEncodeTiled's requirements -----------------------------------------
+
+@pytest.mark.parametrize("kw,why", [
+    (dict(box=(3, 4)), "multiple of 16"),                       # 12-byte inner box
+    (dict(box=(300, 4)), "1..256"),
+    (dict(box=(64, 4), swizzle="64B"), "exceeds the 64B swizzle span"),   # 256-byte rows
+    (dict(box=(8, 4), element_strides=(1, 9)), "element_strides"),
+    (dict(box=(8, 4), swizzle="16B"), "swizzle"),
+    (dict(box=(8,)), "rank 2"),
+    (dict(box=(8, 4), oob_fill="nan"), "floating-point"),
+])
+def test_tiled_map_rules(kw, why):
+    a = np.zeros((8, 64), np.uint32)
+    with pytest.raises(emu.TensorMapError, match=why):
+        ptxld.TensorMap.tiled(a, **kw)
+
+
+def test_map_rules_on_strides():
+    a = np.zeros((8, 68), np.uint32)[:, :60]       # rows 272 bytes apart: fine
+    ptxld.TensorMap.tiled(a, box=(8, 4))
+    b = np.zeros((8, 66), np.uint32)[:, :60]       # 264 bytes: not a multiple of 16
+    with pytest.raises(emu.TensorMapError, match="globalStrides"):
+        ptxld.TensorMap.tiled(b, box=(8, 4))
+
+
+def test_map_is_128_bytes_and_round_trips():
+    a = np.zeros((16, 32), np.float32)
+    m = ptxld.TensorMap.tiled(a, box=(32, 8), swizzle="128B", oob_fill="nan")
+    raw = bytes(m)
+    assert len(raw) == 128
+    f = emu.tensormap.decode(raw)
+    assert f["dims"] == (32, 16) and f["box"] == (32, 8) and f["strides"] == (128,)
+    assert f["swizzle"] == "128B" and f["oob"] == "nan"
+
+
+def test_tensor_copy_rank_must_match_the_map(tmp_path):
+    body = """mov.u64 %rd1, tmap;
+cvta.param.u64 %rd1, %rd1;
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mov.u32 %r3, 0;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd1, {%r3, %r3, %r3}], [%r1];"""
+    src = module(body, params=".param .align 128 .b8 tmap[128], .param .u64 p",
+                 decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[1024];")
+    ptxas_accepts(src, tmp_path)
+    k = ptxld.RawModule(code=src).get_function("k")
+    a = np.zeros((16, 16), np.float32)
+    with pytest.raises(emu.AsyncCopyError, match="\\.3d tensor copy through a tensor map of rank 2") as e:
+        k(1, 1, [ptxld.TensorMap.tiled(a, box=(16, 16)), a])
+    assert e.value.line == line_of(src, "cp.async.bulk.tensor")
+
+
+def test_nan_fill_is_the_canonical_nan(tmp_path):
+    """A box running past the tensor reads the canonical NaN when the map asks for NaN."""
+    body = """ld.param.u64 %rd9, [p];
+mov.u64 %rd1, tmap;
+cvta.param.u64 %rd1, %rd1;
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mov.u32 %r3, 0;
+mov.u32 %r4, 12;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], 256;
+cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd1, {%r3, %r4}], [%r1];
+LOOP:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+@!%p1 bra LOOP;
+ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [buf+240];
+st.global.v4.u32 [%rd9], {%r5, %r6, %r7, %r8};
+ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [buf];
+st.global.v4.u32 [%rd9+16], {%r5, %r6, %r7, %r8};"""
+    src = module(body, params=".param .align 128 .b8 tmap[128], .param .u64 p",
+                 decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[256];")
+    ptxas_accepts(src, tmp_path)
+    k = ptxld.RawModule(code=src).get_function("k")
+    t = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    out = np.zeros(8, np.uint32)
+    k(1, 1, [ptxld.TensorMap.tiled(t, box=(4, 16), oob_fill="nan"), out])
+    # rows 12..27 of a 16-row tensor: the last box row (27) is out of bounds, the first (12) in
+    assert (out[:4] == 0x7FFFFFFF).all()
+    assert (out[4:].view(np.float32) == t[12, :4]).all()
