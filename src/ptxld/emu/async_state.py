@@ -93,7 +93,7 @@ class AsyncState:
         self.seq = 0
         self.copies: list[CpRecord] = []
         self.cp_committed = np.zeros(n, np.int64)     # cp.async groups committed per thread
-        self.arrives: list = []                       # (seq, tids, [Place], op)
+        self.arrives: list = []                       # (seq, tids, Bars, op)
         self.bulk: list[BulkOp] = []
         self.bulk_committed = np.zeros(n, np.int64)   # bulk async-groups committed per thread
         self.waiters: dict = {}                       # barrier key -> [Waiter]
@@ -162,6 +162,76 @@ def update(b, op, t, place: Place, *, arrivals: int = 0, tx: int = 0, drop: int 
     return before
 
 
+class Bars:
+    """The barriers a set of threads names: one backing array (shared memory), a byte index and
+    the address written, per thread."""
+    __slots__ = ("backing", "idx", "addr")
+
+    def __init__(self, backing, idx, addr):
+        self.backing, self.idx, self.addr = backing, np.asarray(idx, np.intp), np.asarray(addr, np.uint64)
+
+    def words(self) -> np.ndarray:
+        return self.backing.view(np.uint64)[self.idx >> 3]
+
+    def place(self, k: int) -> Place:
+        return Place(self.backing, int(self.idx[k]), int(self.addr[k]))
+
+
+def check_initialised(b, op, tids, bars: Bars, words=None) -> np.ndarray:
+    w = bars.words() if words is None else words
+    bad = (w & np.uint64(VALID)) == 0
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        barrier_word(b, op, int(tids[k]), bars.place(k))       # raises, naming the barrier
+    return w
+
+
+def apply(b, op, tids, bars: Bars, arrivals, tx, drop: bool = False) -> np.ndarray:
+    """`update` for many threads at once, in thread order (each thread's expect/complete-tx,
+    then its arrivals): returns each thread's state token. Barriers whose phase would complete
+    before their last operation of the batch are updated one thread at a time."""
+    n = len(tids)
+    arrivals = np.broadcast_to(np.asarray(arrivals, np.int64), (n,))
+    tx = np.broadcast_to(np.asarray(tx, np.int64), (n,))
+    words = check_initialised(b, op, tids, bars)
+    tokens = words.copy()
+    W = bars.backing.view(np.uint64)
+    uniq, inv = np.unique(bars.idx, return_inverse=True)
+    for u, i in enumerate(uniq):
+        rows = np.flatnonzero(inv == u) if len(uniq) > 1 else np.arange(n)
+        w = int(W[i >> 3])
+        phase, pending, expected, count, _ = unpack(w)
+        arr, t = arrivals[rows], tx[rows]
+        pend = pending - np.cumsum(arr)
+        cnt = count + np.cumsum(t)
+        done = (pend == 0) & (cnt == 0)
+        early = done[:-1].any() or (pend < 0).any() or (np.abs(cnt) > TX_LIMIT).any()
+        if early:
+            for r in rows:                       # phases turn over inside the batch: in order
+                tokens[r] = update(b, op, int(tids[r]), bars.place(r), arrivals=int(arrivals[r]),
+                                   tx=int(tx[r]), drop=int(arrivals[r]) if drop else 0)
+            continue
+        exp = expected - (np.cumsum(arr) if drop else 0)
+        prev_pend = np.concatenate(([pending], pend[:-1]))
+        prev_exp = np.concatenate(([expected], exp[:-1])) if drop else np.full(len(rows), expected)
+        prev_cnt = np.concatenate(([count], cnt[:-1]))
+        tokens[rows] = [pack(phase, int(p), int(e), int(c)) for p, e, c in zip(prev_pend, prev_exp, prev_cnt)] \
+            if len(rows) < 4 else _pack_many(phase, prev_pend, prev_exp, prev_cnt)
+        last_exp = int(exp[-1]) if drop else expected
+        if done[-1]:
+            W[i >> 3] = np.uint64(pack(phase ^ 1, last_exp, last_exp, 0))
+            release_waiters(b, bars.place(int(rows[-1])))
+        else:
+            W[i >> 3] = np.uint64(pack(phase, int(pend[-1]), last_exp, int(cnt[-1])))
+    return tokens
+
+
+def _pack_many(phase, pending, expected, count) -> np.ndarray:
+    return ((np.uint64(phase) << np.uint64(63)) | np.uint64(VALID)
+            | ((np.asarray(count, np.int64) & ((1 << 21) - 1)).astype(np.uint64) << np.uint64(40))
+            | (np.asarray(expected, np.uint64) << np.uint64(20)) | np.asarray(pending, np.uint64))
+
+
 def release_waiters(b, place: Place):
     st = peek(b)
     if st is None:
@@ -226,13 +296,17 @@ def fire_arrives(b, key=None) -> bool:
         return False
     fired, keep = False, []
     for entry in st.arrives:
-        seq, tids, places, op = entry
-        if key is not None and not any(p.key == key for p in places):
-            keep.append(entry)
-            continue
+        seq, tids, bars, op = entry
+        if key is not None:
+            hit = (bars.idx == key[1]) & (id(bars.backing) == key[0])
+            if not hit.any():
+                keep.append(entry)
+                continue
+            if not hit.all():                    # fire this barrier's arrivals, keep the others
+                keep.append((seq, tids[~hit], Bars(bars.backing, bars.idx[~hit], bars.addr[~hit]), op))
+                tids, bars = tids[hit], Bars(bars.backing, bars.idx[hit], bars.addr[hit])
         complete_copies(b, tids, seq_below=seq)
-        for t, p in zip(tids, places):
-            update(b, op, t, p, arrivals=1)
+        apply(b, op, tids, bars, 1, 0)
         fired = True
     st.arrives = keep
     return fired

@@ -15,7 +15,7 @@ from . import errors as E
 from .alu import atom_combine
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
-from .sem_mbarrier import barrier_places
+from .sem_mbarrier import barrier_refs
 from .sem_mem import AddressOperand
 
 
@@ -176,12 +176,12 @@ def compile_cp_async_arrive(op, prog):
     def run(b, act):
         st = A.state(b)
         t = b.threads(act)
-        places = barrier_places(b, aop, space, act)
+        bars = barrier_refs(b, aop, space, act)
         if not noinc:
-            for k, p in enumerate(places):
-                A.update(b, op, int(t[k]), p, arrivals=-1)
-        st.arrives.append((st.next_seq(), t.copy(), places, op))
-        for p in places:
+            A.apply(b, op, t, bars, -1, 0)
+        st.arrives.append((st.next_seq(), t.copy(), bars, op))
+        for k in np.unique(bars.idx, return_index=True)[1]:
+            p = bars.place(int(k))
             st.place_of[p.key] = p
     op.run = run
 

@@ -15,13 +15,14 @@ import numpy as np
 
 from ..ptx.nodes import Address, Sink
 from . import errors as E
-from .async_state import M20, PHASE, Place, barrier_word, pack, park, settle_barrier, update
+from .async_state import (M20, PHASE, Bars, apply, barrier_word, check_initialised, pack, park,
+                          settle_barrier)
 from .handlers import CONTROL, CompileError, handler
 from .memory import Fault
 from .sem_mem import AddressOperand
 
 
-def barrier_places(b, aop, space, act) -> list[Place]:
+def barrier_refs(b, aop, space, act) -> Bars:
     """The barrier each active thread names (8-byte aligned shared memory)."""
     addr = aop.values(b, act)
     tids = b.threads(act)
@@ -33,12 +34,17 @@ def barrier_places(b, aop, space, act) -> list[Place]:
                         "an mbarrier must be in shared memory; this generic address is not in the "
                         "shared window", "a generic address of a .shared variable")
     parts = b.sp.resolve(space, addr, 8, tids, True)
-    out: list = [None] * len(tids)
-    for backing, idx, pos in parts:
-        rows = range(len(tids)) if pos is None else pos
-        for k, r in enumerate(rows):
-            out[int(r)] = Place(backing, int(idx[k]), int(addr[int(r)]))
-    return out
+    backing = parts[0][0]
+    if len(parts) == 1 and parts[0][2] is None:
+        return Bars(backing, parts[0][1], addr)
+    idx = np.empty(len(tids), np.intp)
+    for bk, i, pos in parts:
+        if bk is not backing:
+            raise Fault(E.GenericAddressError, 0, int(addr[0]), space,
+                        "mbarrier addresses of one instruction in different memories",
+                        "shared-memory mbarriers")
+        idx[slice(None) if pos is None else pos] = i
+    return Bars(backing, idx, addr)
 
 
 def _space(d) -> str:
@@ -64,14 +70,17 @@ def compile_init(op, prog):
     def run(b, act):
         n = count(b, act).astype(np.int64)
         t = b.threads(act)
-        for k, p in enumerate(barrier_places(b, aop, space, act)):
-            c = int(n[k])
-            if not 1 <= c <= M20:
-                raise b.error(E.MbarrierError, op, int(t[k]),
-                              f"mbarrier.init count {c} is outside 1..{M20}",
-                              "an expected arrival count in 1..2^20-1", space=".shared",
-                              address=p.address)
-            p.write(pack(0, c, c, 0))
+        bars = barrier_refs(b, aop, space, act)
+        bad = (n < 1) | (n > M20)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise b.error(E.MbarrierError, op, int(t[k]),
+                          f"mbarrier.init count {int(n[k])} is outside 1..{M20}",
+                          "an expected arrival count in 1..2^20-1", space=".shared",
+                          address=int(bars.addr[k]))
+        words = np.array([pack(0, int(c), int(c), 0) for c in n], np.uint64) if len(np.unique(n)) > 1 \
+            else np.full(len(n), pack(0, int(n[0]), int(n[0]), 0), np.uint64)
+        bars.backing.view(np.uint64)[bars.idx >> 3] = words
     op.run = run
 
 
@@ -82,8 +91,8 @@ def compile_inval(op, prog):
     aop = _address(prog, ins, ins.operands[0], space)
 
     def run(b, act):
-        for p in barrier_places(b, aop, space, act):
-            p.write(0)
+        bars = barrier_refs(b, aop, space, act)
+        bars.backing.view(np.uint64)[bars.idx >> 3] = 0
     op.run = run
 
 
@@ -103,19 +112,20 @@ def _arrive_like(op, prog, *, drop: bool):
     def run(b, act):
         t = b.threads(act)
         n = extra(b, act).astype(np.int64) if extra is not None else None
-        tokens = np.zeros(len(t), np.uint64)
-        for k, p in enumerate(barrier_places(b, aop, space, act)):
-            tx = int(n[k]) if expect_tx else 0
-            arrivals = 1 if (expect_tx or n is None) else int(n[k])
-            if no_complete:
-                _, pending, *_ = barrier_word(b, op, int(t[k]), p)
-                if arrivals >= pending:
-                    raise b.error(E.MbarrierError, op, int(t[k]),
-                                  "mbarrier.arrive.noComplete would complete the current phase",
-                                  "fewer arrivals than are pending", space=".shared",
-                                  address=p.address)
-            tokens[k] = update(b, op, int(t[k]), p, arrivals=arrivals, tx=tx,
-                               drop=arrivals if drop else 0)
+        bars = barrier_refs(b, aop, space, act)
+        tx = n if expect_tx else 0
+        arrivals = 1 if (expect_tx or n is None) else n
+        if no_complete:
+            words = check_initialised(b, op, t, bars)
+            pending = (words & np.uint64(M20)).astype(np.int64)
+            bad = np.broadcast_to(arrivals, pending.shape) >= pending
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise b.error(E.MbarrierError, op, int(t[k]),
+                              "mbarrier.arrive.noComplete would complete the current phase",
+                              "fewer arrivals than are pending", space=".shared",
+                              address=int(bars.addr[k]))
+        tokens = apply(b, op, t, bars, arrivals, tx, drop=drop)
         if dest is not None:
             dest(b, act, tokens)
     op.run = run
@@ -141,9 +151,7 @@ def _tx_op(op, prog, sign: int):
 
     def run(b, act):
         t = b.threads(act)
-        n = count(b, act).astype(np.int64)
-        for k, p in enumerate(barrier_places(b, aop, space, act)):
-            update(b, op, int(t[k]), p, tx=sign * int(n[k]))
+        apply(b, op, t, barrier_refs(b, aop, space, act), 0, sign * count(b, act).astype(np.int64))
     op.run = run
 
 
@@ -170,12 +178,9 @@ def _compile_wait(op, prog):
     parity = d.get("parity") is not None
     arg = prog.source(ops[2], ".u32" if parity else ".b64", ins)
 
-    def done(b, t, places, want):
-        out = np.zeros(len(places), bool)
-        for k, p in enumerate(places):
-            phase = barrier_word(b, op, int(t[k]), p)[0]
-            out[k] = phase != int(want[k])
-        return out
+    def done(b, t, bars, want):
+        words = check_initialised(b, op, t, bars)
+        return (words >> np.uint64(63)) != want
 
     def run(b, idx, act):
         t_all = b.threads(idx)
@@ -185,23 +190,22 @@ def _compile_wait(op, prog):
         v = arg(b, act).astype(np.uint64)
         # the phase a thread waits for: the parity written, or the one its state token saw
         want = (v & np.uint64(1)) if parity else (v >> np.uint64(63))
-        places = barrier_places(b, aop, space, act)
-        ok = done(b, t, places, want)
+        bars = barrier_refs(b, aop, space, act)
+        ok = done(b, t, bars, want)
         if not ok.all():
-            for key in {places[k].key for k in np.flatnonzero(~ok)}:
-                settle_barrier(b, key)
-            ok = done(b, t, places, want)
+            key0 = id(bars.backing)
+            for i in np.unique(bars.idx[~ok]):
+                settle_barrier(b, (key0, int(i)))
+            ok = done(b, t, bars, want)
         if ok.any():
             ready = t[ok]
             dest(b, ready if len(ready) != b.N else None, np.ones(len(ready), bool))
         if not ok.all():
-            waiting = t[~ok]
-            by_key: dict = {}
-            for k in np.flatnonzero(~ok):
-                by_key.setdefault(places[k].key, (places[k], []))[1].append(int(t[k]))
-            for place, ts in by_key.values():
-                park(b, op, np.array(ts, np.intp), place, dest)
-            t_all = np.setdiff1d(t_all, waiting, assume_unique=True)
+            waiting = np.flatnonzero(~ok)
+            for i in np.unique(bars.idx[waiting]):
+                rows = waiting[bars.idx[waiting] == i]
+                park(b, op, t[rows], bars.place(int(rows[0])), dest)
+            t_all = np.setdiff1d(t_all, t[waiting], assume_unique=True)
         if len(t_all) == 0:
             return None
         return op.pc + 1, (t_all if len(t_all) != b.N else None)
@@ -231,4 +235,4 @@ def compile_pending_count(op, prog):
     op.run = run
 
 
-__all__ = ["barrier_places", "PHASE"]
+__all__ = ["barrier_refs", "PHASE", "barrier_word"]
