@@ -1,12 +1,19 @@
 """Asynchronous copies (PTX ISA 9.7.9.25: cp.async, cp.async.bulk, cp.reduce.async.bulk,
 cp.async.bulk.tensor and their group, prefetch and tensor-map companions).
 
-The records here give the decoder its vocabulary (which slot each modifier fills); the syntax
-forms are not listed yet, so the checker reports unknown modifiers but does not match forms.
+Every record gives the decoder its vocabulary (which slot each modifier fills). The group
+instructions have their syntax forms (checked against ptxas 13.0 with tools/ptxas_oracle); the
+copies themselves do not list forms yet, so the checker reports their unknown modifiers but does
+not match them against forms.
 """
 from __future__ import annotations
 
-from ..isa import Group, InstructionSpec
+from ..gates import Gate
+from ..isa import Form, Group, InstructionSpec
+
+_SM80 = Gate((7, 0), 80, "cp.async", "cp.async and its groups: PTX ISA 7.0, sm_80.")
+_SM90 = Gate((8, 0), 90, "cp.async.bulk", "bulk asynchronous copies and their groups: PTX ISA 8.0, sm_90.")
+_N = {"n": "imm:.u32"}
 
 #: state spaces an asynchronous copy names, destination first (the ISA writes `.dst.src`)
 _SPACES = (".shared", ".shared::cta", ".shared::cluster", ".global")
@@ -31,9 +38,12 @@ RECORDS = (
     InstructionSpec("cp.async", "PTX ISA 9.7.9.25.3.1 (cp.async)", (
         Group("cache", (".ca", ".cg")), Group("dst", (".shared", ".shared::cta")),
         Group("src", (".global",)), _HINT, _PREFETCH)),
-    InstructionSpec("cp.async.commit_group", "PTX ISA 9.7.9.25.3.2 (cp.async.commit_group)", ()),
-    InstructionSpec("cp.async.wait_group", "PTX ISA 9.7.9.25.3.3 (cp.async.wait_group)", ()),
-    InstructionSpec("cp.async.wait_all", "PTX ISA 9.7.9.25.3.3 (cp.async.wait_all)", ()),
+    InstructionSpec("cp.async.commit_group", "PTX ISA 9.7.9.25.3.2 (cp.async.commit_group)", (),
+                    forms=(Form("", ""),), gate=_SM80),
+    InstructionSpec("cp.async.wait_group", "PTX ISA 9.7.9.25.3.3 (cp.async.wait_group)", (),
+                    forms=(Form("", "n"),), operands=_N, gate=_SM80),
+    InstructionSpec("cp.async.wait_all", "PTX ISA 9.7.9.25.3.3 (cp.async.wait_all)", (),
+                    forms=(Form("", ""),), gate=_SM80),
     InstructionSpec("cp.async.bulk", "PTX ISA 9.7.9.25.4.1 (cp.async.bulk)", (
         Group("dst", _SPACES), Group("src", _SPACES), _COMPLETION, _MULTICAST, _HINT,
         Group("cp_mask", (".cp_mask",)))),
@@ -50,9 +60,10 @@ RECORDS = (
         _RTYPE, _HINT)),
     InstructionSpec("cp.async.bulk.prefetch.tensor", "PTX ISA 9.7.9.25.5.3 (cp.async.bulk.prefetch.tensor)", (
         _DIM, Group("level", (".L2",)), Group("src", (".global",)), _LOAD_MODE, _HINT)),
-    InstructionSpec("cp.async.bulk.commit_group", "PTX ISA 9.7.9.25.6.1 (cp.async.bulk.commit_group)", ()),
+    InstructionSpec("cp.async.bulk.commit_group", "PTX ISA 9.7.9.25.6.1 (cp.async.bulk.commit_group)", (),
+                    forms=(Form("", ""),), gate=_SM90),
     InstructionSpec("cp.async.bulk.wait_group", "PTX ISA 9.7.9.25.6.2 (cp.async.bulk.wait_group)", (
-        Group("read", (".read",)),)),
+        Group("read", (".read",)),), forms=(Form("{.read}", "n"),), operands=_N, gate=_SM90),
     InstructionSpec("tensormap.replace", "PTX ISA 9.7.9.26 (tensormap.replace)", (
         Group("mode", (".tile",)),
         Group("field", (".global_address", ".rank", ".box_dim", ".global_dim", ".global_stride",
