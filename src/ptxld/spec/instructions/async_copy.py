@@ -14,6 +14,37 @@ from ..isa import Form, Group, InstructionSpec
 _SM80 = Gate((7, 0), 80, "cp.async", "cp.async and its groups: PTX ISA 7.0, sm_80.")
 _SM90 = Gate((8, 0), 90, "cp.async.bulk", "bulk asynchronous copies and their groups: PTX ISA 8.0, sm_90.")
 _N = {"n": "imm:.u32"}
+_MULTICAST_GATE = Gate((8, 0), 90, ".multicast::cluster", ".multicast::cluster: sm_90a.",
+                       only_targets=("sm_90a", "sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a",
+                                     "sm_103f", "sm_110a", "sm_110f"))
+#: redop -> types of cp.reduce.async.bulk, by destination (PTX ISA table; ptxas 13.0 agrees)
+_REDUCE_CLUSTER = {(".and", ".or", ".xor"): (".b32",), (".inc", ".dec"): (".u32",),
+                   (".min", ".max"): (".u32", ".s32"), (".add",): (".u32", ".s32", ".u64")}
+_REDUCE_GLOBAL = {(".and", ".or", ".xor"): (".b32", ".b64"), (".inc", ".dec"): (".u32",),
+                  (".min", ".max"): (".u32", ".s32", ".u64", ".s64", ".f16", ".bf16"),
+                  (".add",): (".u32", ".s32", ".u64", ".f32", ".f64")}
+
+
+def _reduce_forms() -> tuple:
+    out = []
+    for ops, types in _REDUCE_CLUSTER.items():
+        out.append(Form(".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.redop.type",
+                        "dst, src, size, mbar", where={"redop": ops, "type": types}))
+    for ops, types in _REDUCE_GLOBAL.items():
+        out.append(Form(".global.shared::cta.bulk_group.redop.type", "dst, src, size",
+                        where={"redop": ops, "type": types}))
+        out.append(Form(".global.shared::cta.bulk_group.redop.type.cache_hint", "dst, src, size, policy",
+                        where={"redop": ops, "type": types}))
+    # half-precision adds into global memory: .noftz required (min/max take none)
+    out.append(Form(".global.shared::cta.bulk_group.add.noftz.type", "dst, src, size",
+                    where={"type": (".f16", ".bf16")}))
+    out.append(Form(".global.shared::cta.bulk_group.add.noftz.type.cache_hint", "dst, src, size, policy",
+                    where={"type": (".f16", ".bf16")}))
+    return tuple(out)
+
+
+_BULK_OPERANDS = {"dst": "addr", "src": "addr", "size": "reg|imm:.u32", "mbar": "addr",
+                  "mask": "reg|imm:.b16", "policy": "reg:.b64"}
 
 #: state spaces an asynchronous copy names, destination first (the ISA writes `.dst.src`)
 _SPACES = (".shared", ".shared::cta", ".shared::cluster", ".global")
@@ -46,12 +77,26 @@ RECORDS = (
                     forms=(Form("", ""),), gate=_SM80),
     InstructionSpec("cp.async.bulk", "PTX ISA 9.7.9.25.4.1 (cp.async.bulk)", (
         Group("dst", _SPACES), Group("src", _SPACES), _COMPLETION, _MULTICAST, _HINT,
-        Group("cp_mask", (".cp_mask",)))),
+        Group("cp_mask", (".cp_mask",))), forms=(
+        Form(".shared::cluster.global.mbarrier::complete_tx::bytes", "dst, src, size, mbar"),
+        Form(".shared::cluster.global.mbarrier::complete_tx::bytes.cache_hint", "dst, src, size, mbar, policy"),
+        Form(".shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster", "dst, src, size, mbar, mask",
+             gate=_MULTICAST_GATE),
+        Form(".shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.cache_hint",
+             "dst, src, size, mbar, mask, policy", gate=_MULTICAST_GATE),
+        Form(".shared::cluster.shared::cta.mbarrier::complete_tx::bytes", "dst, src, size, mbar"),
+        Form(".global.shared::cta.bulk_group", "dst, src, size"),
+        Form(".global.shared::cta.bulk_group.cache_hint", "dst, src, size, policy"),
+    ), operands=_BULK_OPERANDS, gate=_SM90),
     InstructionSpec("cp.reduce.async.bulk", "PTX ISA 9.7.9.25.4.2 (cp.reduce.async.bulk)", (
         Group("dst", _SPACES), Group("src", _SPACES), _COMPLETION, _REDOP, _RTYPE,
-        Group("noftz", (".noftz",)), _HINT)),
+        Group("noftz", (".noftz",)), _HINT), forms=(
+        *_reduce_forms(),
+    ), operands=_BULK_OPERANDS, gate=_SM90),
     InstructionSpec("cp.async.bulk.prefetch", "PTX ISA 9.7.9.25.4.3 (cp.async.bulk.prefetch)", (
-        Group("level", (".L2",)), Group("src", (".global",)), _HINT)),
+        Group("level", (".L2",)), Group("src", (".global",)), _HINT), forms=(
+        Form(".L2.global", "src, size"), Form(".L2.global.cache_hint", "src, size, policy"),
+    ), operands=_BULK_OPERANDS, gate=_SM90),
     InstructionSpec("cp.async.bulk.tensor", "PTX ISA 9.7.9.25.5.1 (cp.async.bulk.tensor)", (
         _DIM, Group("dst", _SPACES), Group("src", _SPACES), _LOAD_MODE, _COMPLETION, _MULTICAST,
         _CTA_GROUP, _HINT)),
