@@ -22,6 +22,10 @@ KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 sys.path.insert(0, str(KERNELS))
 from cases import KERNELS_DIR, assert_matches  # noqa: E402
 from cases_async import CASES_ASYNC, POLICY_CASES_ASYNC  # noqa: E402
+from cases_sm90 import CASES_SM90  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_kernels import _launch_args, _missing  # noqa: E402  (the harness's tensor-map conversion)
 
 HEAD = """.version 8.3
 .target sm_90
@@ -73,12 +77,6 @@ def _run(case, ptx, mode):
                               async_copies=mode, **launch)
 
 
-def _launch_args(args):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from test_kernels import _launch_args as la  # the harness's tensor-map conversion
-    return la(args)
-
-
 @pytest.mark.parametrize("pc,mode,ptx", [(pc, m, p) for pc in POLICY_CASES_ASYNC for m in pc.expected
                                          for p in pc.case.ptx],
                          ids=lambda v: getattr(getattr(v, "case", None), "name", str(v).split("/")[-1]))
@@ -99,7 +97,7 @@ def test_policy_cases(pc, mode, ptx):
         assert_matches({"mode": "exact"}, args[index], w)
 
 
-@pytest.mark.parametrize("case,ptx", [(c, p) for c in CASES_ASYNC for p in c.ptx],
+@pytest.mark.parametrize("case,ptx", [(c, p) for c in CASES_ASYNC + CASES_SM90 if not _missing(c) for p in c.ptx],
                          ids=lambda v: getattr(v, "name", str(v).split("/")[-1]))
 def test_correct_kernels_are_right_in_late_mode(case, ptx):
     """Copies landing as late as the ISA allows must not change what a correct kernel computes."""
