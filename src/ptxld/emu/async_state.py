@@ -94,7 +94,8 @@ class AsyncState:
         self.copies: list[CpRecord] = []
         self.cp_committed = np.zeros(n, np.int64)     # cp.async groups committed per thread
         self.arrives: list = []                       # (seq, tids, Bars, op)
-        self.bulk: list[BulkOp] = []
+        self.bulk: dict[int, BulkOp] = {}             # seq -> operation, in issue order
+        self.bulk_on: dict = {}                       # barrier key -> {seq: operation}
         self.bulk_committed = np.zeros(n, np.int64)   # bulk async-groups committed per thread
         self.waiters: dict = {}                       # barrier key -> [Waiter]
         self.place_of: dict = {}                      # barrier key -> Place (for reports)
@@ -186,48 +187,69 @@ def check_initialised(b, op, tids, bars: Bars, words=None) -> np.ndarray:
     return w
 
 
+def _fields(words: np.ndarray):
+    """(phase, pending, expected, tx) arrays of barrier words."""
+    tx = ((words >> np.uint64(40)) & np.uint64((1 << 21) - 1)).astype(np.int64)
+    tx = np.where(tx >= 1 << 20, tx - (1 << 21), tx)
+    return ((words >> np.uint64(63)).astype(np.int64), (words & np.uint64(M20)).astype(np.int64),
+            ((words >> np.uint64(20)) & np.uint64(M20)).astype(np.int64), tx)
+
+
 def apply(b, op, tids, bars: Bars, arrivals, tx, drop: bool = False) -> np.ndarray:
     """`update` for many threads at once, in thread order (each thread's expect/complete-tx,
-    then its arrivals): returns each thread's state token. Barriers whose phase would complete
-    before their last operation of the batch are updated one thread at a time."""
+    then its arrivals): returns each thread's state token. All barriers are updated together,
+    except one whose phase would complete before its last operation of the batch (or that
+    overflows): that one is updated one thread at a time."""
     n = len(tids)
     arrivals = np.broadcast_to(np.asarray(arrivals, np.int64), (n,))
     tx = np.broadcast_to(np.asarray(tx, np.int64), (n,))
     words = check_initialised(b, op, tids, bars)
-    tokens = words.copy()
     W = bars.backing.view(np.uint64)
-    uniq, inv = np.unique(bars.idx, return_inverse=True)
-    for u, i in enumerate(uniq):
-        rows = np.flatnonzero(inv == u) if len(uniq) > 1 else np.arange(n)
-        w = int(W[i >> 3])
-        phase, pending, expected, count, _ = unpack(w)
-        arr, t = arrivals[rows], tx[rows]
-        pend = pending - np.cumsum(arr)
-        cnt = count + np.cumsum(t)
-        done = (pend == 0) & (cnt == 0)
-        early = done[:-1].any() or (pend < 0).any() or (np.abs(cnt) > TX_LIMIT).any()
-        if early:
-            for r in rows:                       # phases turn over inside the batch: in order
-                tokens[r] = update(b, op, int(tids[r]), bars.place(r), arrivals=int(arrivals[r]),
-                                   tx=int(tx[r]), drop=int(arrivals[r]) if drop else 0)
-            continue
-        exp = expected - (np.cumsum(arr) if drop else 0)
-        prev_pend = np.concatenate(([pending], pend[:-1]))
-        prev_exp = np.concatenate(([expected], exp[:-1])) if drop else np.full(len(rows), expected)
-        prev_cnt = np.concatenate(([count], cnt[:-1]))
-        tokens[rows] = [pack(phase, int(p), int(e), int(c)) for p, e, c in zip(prev_pend, prev_exp, prev_cnt)] \
-            if len(rows) < 4 else _pack_many(phase, prev_pend, prev_exp, prev_cnt)
-        last_exp = int(exp[-1]) if drop else expected
-        if done[-1]:
-            W[i >> 3] = np.uint64(pack(phase ^ 1, last_exp, last_exp, 0))
-            release_waiters(b, bars.place(int(rows[-1])))
-        else:
-            W[i >> 3] = np.uint64(pack(phase, int(pend[-1]), last_exp, int(cnt[-1])))
+    order = np.argsort(bars.idx, kind="stable")            # by barrier, thread order within
+    key = bars.idx[order]
+    first = np.ones(n, bool)
+    first[1:] = key[1:] != key[:-1]
+    last = np.ones(n, bool)
+    last[:-1] = first[1:]
+    gid = np.cumsum(first) - 1                             # group of each sorted row
+    starts = np.flatnonzero(first)
+    arr, t = arrivals[order], tx[order]
+    ca, ct = np.cumsum(arr), np.cumsum(t)
+    base_a = (ca - arr)[starts][gid]                       # cumulative sums restart per barrier
+    base_t = (ct - t)[starts][gid]
+    phase, pending, expected, count = _fields(words[order])
+    pend = pending - (ca - base_a)
+    cnt = count + (ct - base_t)
+    exp = expected - (ca - base_a) if drop else expected
+    done = (pend == 0) & (cnt == 0)
+    bad = (done & ~last) | (pend < 0) | (np.abs(cnt) > TX_LIMIT)
+    slow = np.zeros(len(starts), bool)
+    if bad.any():
+        slow[np.unique(gid[bad])] = True
+    prev_pend = pend + arr
+    prev_cnt = cnt - t
+    prev_exp = exp + arr if drop else expected
+    tokens = np.empty(n, np.uint64)
+    tokens[order] = _pack_many(phase, prev_pend, np.broadcast_to(prev_exp, (n,)), prev_cnt)
+    fast_last = last & ~slow[gid]
+    rows = np.flatnonzero(fast_last)
+    if len(rows):
+        exp_last = np.broadcast_to(exp, (n,))[rows]
+        fin = done[rows]
+        new = np.where(fin, _pack_many(phase[rows] ^ 1, exp_last, exp_last, np.zeros(len(rows), np.int64)),
+                       _pack_many(phase[rows], pend[rows], exp_last, cnt[rows]))
+        W[key[rows] >> 3] = new
+        for r in rows[fin]:
+            release_waiters(b, bars.place(int(order[r])))
+    for g in np.flatnonzero(slow):                         # phases turn over inside the batch
+        for r in order[gid == g]:
+            tokens[r] = update(b, op, int(tids[r]), bars.place(int(r)), arrivals=int(arrivals[r]),
+                               tx=int(tx[r]), drop=int(arrivals[r]) if drop else 0)
     return tokens
 
 
 def _pack_many(phase, pending, expected, count) -> np.ndarray:
-    return ((np.uint64(phase) << np.uint64(63)) | np.uint64(VALID)
+    return ((np.asarray(phase, np.uint64) << np.uint64(63)) | np.uint64(VALID)
             | ((np.asarray(count, np.int64) & ((1 << 21) - 1)).astype(np.uint64) << np.uint64(40))
             | (np.asarray(expected, np.uint64) << np.uint64(20)) | np.asarray(pending, np.uint64))
 
@@ -312,22 +334,34 @@ def fire_arrives(b, key=None) -> bool:
     return fired
 
 
+def add_bulk(st: AsyncState, bop: BulkOp) -> None:
+    st.bulk[bop.seq] = bop
+    for place, _ in bop.barriers:
+        st.bulk_on.setdefault(place.key, {})[bop.seq] = bop
+
+
 def complete_bulk(b, *, key=None, thread=None, group_below=None) -> bool:
     """Complete pending bulk operations: those signalling barrier `key`, or those of `thread`
-    in groups below `group_below`, or all."""
+    in groups below `group_below`, or all; in issue order."""
     st = peek(b)
     if st is None or not st.bulk:
         return False
-    todo, keep = [], []
-    for bop in st.bulk:
-        if key is not None:
-            hit = any(p.key == key for p, _ in bop.barriers)
-        elif thread is not None:
-            hit = bop.thread == thread and bop.group is not None and bop.group < group_below
-        else:
-            hit = True
-        (todo if hit else keep).append(bop)
-    st.bulk = keep
+    if key is not None:
+        todo = list(st.bulk_on.get(key, {}).values())
+    elif thread is not None:
+        todo = [x for x in st.bulk.values() if x.thread == thread and x.group is not None
+                and x.group < group_below]
+    else:
+        todo = list(st.bulk.values())
+    todo.sort(key=lambda x: x.seq)
+    for bop in todo:
+        st.bulk.pop(bop.seq, None)
+        for place, _ in bop.barriers:
+            pending = st.bulk_on.get(place.key)
+            if pending is not None:
+                pending.pop(bop.seq, None)
+                if not pending:
+                    del st.bulk_on[place.key]
     for bop in todo:
         bop.perform()
         for place, nbytes in bop.barriers:
@@ -414,7 +448,6 @@ def on_exit(b, t: np.ndarray) -> None:
                           others=int(sel.sum()) - 1)
     if st.bulk:
         leaving = set(t.tolist())
-        done = [x for x in st.bulk if x.thread in leaving and x.group is not None]
-        for bop in done:
+        for bop in [x for x in st.bulk.values() if x.thread in leaving and x.group is not None]:
+            del st.bulk[bop.seq]
             bop.perform()
-        st.bulk = [x for x in st.bulk if x not in done]

@@ -268,7 +268,7 @@ def issue(b, op, tid: int, read, writes, barriers, bulk_group: bool):
     bop.group = int(st.bulk_committed[tid]) if bulk_group else None
     for p, _ in barriers:
         st.place_of[p.key] = p
-    st.bulk.append(bop)
+    A.add_bulk(st, bop)
 
 
 def _space(v):
