@@ -371,3 +371,49 @@ st.global.v4.u32 [%rd9+16], {%r5, %r6, %r7, %r8};"""
     # rows 12..27 of a 16-row tensor: the last box row (27) is out of bounds, the first (12) in
     assert (out[:4] == 0x7FFFFFFF).all()
     assert (out[4:].view(np.float32) == t[12, :4]).all()
+
+
+LOAD_ROW = """ld.param.u64 %rd9, [p];
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mov.u32 %r3, 0;
+mov.u32 %r4, 2;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], 64;
+cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [MAP, {%r3, %r4}], [%r1];
+LOOP:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+@!%p1 bra LOOP;
+ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [buf];
+st.global.v4.u32 [%rd9], {%r5, %r6, %r7, %r8};
+ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [buf+48];
+st.global.v4.u32 [%rd9+16], {%r5, %r6, %r7, %r8};"""
+
+
+def test_tensor_map_in_a_global_variable(tmp_path):
+    """A map copied into a module .global variable is read from there; its tensor is another
+    argument of the launch."""
+    body = LOAD_ROW.replace("[MAP,", "[gmap,")
+    src = HEAD + ".global .align 128 .b8 gmap[128];\n" + module(
+        body, params=".param .u64 p, .param .u64 t",
+        decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[64];")[len(HEAD):]
+    ptxas_accepts(src, tmp_path)
+    mod = ptxld.RawModule(code=src)
+    t = np.arange(8 * 16, dtype=np.uint32).reshape(8, 16)
+    mod.get_global("gmap")[:] = np.frombuffer(bytes(ptxld.TensorMap.tiled(t, box=(16, 1))), np.uint8)
+    out = np.zeros(8, np.uint32)
+    mod.get_function("k")(1, 1, [out, t])
+    assert (out[:4] == t[2, :4]).all() and (out[4:] == t[2, 12:]).all()
+
+
+def test_tensor_map_whose_array_is_no_argument(tmp_path):
+    """A map over an array the launch does not otherwise receive gets a buffer of its own."""
+    body = LOAD_ROW.replace("[MAP,", "[%rd1,")
+    body = "mov.u64 %rd1, tmap;\ncvta.param.u64 %rd1, %rd1;\n" + body
+    src = module(body, params=".param .align 128 .b8 tmap[128], .param .u64 p",
+                 decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[64];")
+    ptxas_accepts(src, tmp_path)
+    t = np.arange(8 * 16, dtype=np.uint32).reshape(8, 16) * 3
+    out = np.zeros(8, np.uint32)
+    ptxld.RawModule(code=src).get_function("k")(1, 1, [ptxld.TensorMap.tiled(t[1:], box=(16, 1)), out])
+    assert (out[:4] == t[3, :4]).all() and (out[4:] == t[3, 12:]).all()
