@@ -56,13 +56,13 @@ def line_of(src: str, needle: str) -> int:
     return next(i for i, l in enumerate(src.splitlines(), 1) if needle in l)
 
 
-def ptxas_accepts(src: str, tmp_path) -> bool:
+def ptxas_accepts(src: str, tmp_path, arch: str = "sm_90") -> bool:
     """The hand-written modules are real PTX: ptxas assembles them (skipped without ptxas)."""
     if shutil.which("ptxas") is None:
         return True
     f = tmp_path / "k.ptx"
     f.write_text(src)
-    r = subprocess.run(["ptxas", "-arch=sm_90", str(f), "-o", "/dev/null"], capture_output=True, text=True)
+    r = subprocess.run(["ptxas", f"-arch={arch}", str(f), "-o", "/dev/null"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return True
 
@@ -417,3 +417,19 @@ def test_tensor_map_whose_array_is_no_argument(tmp_path):
     out = np.zeros(8, np.uint32)
     ptxld.RawModule(code=src).get_function("k")(1, 1, [ptxld.TensorMap.tiled(t[1:], box=(16, 1)), out])
     assert (out[:4] == t[3, :4]).all() and (out[4:] == t[3, 12:]).all()
+
+
+def test_multicast_mask_outside_the_cluster(tmp_path):
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mov.u16 %rs1, 5;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r2], [%rd1], 16, [%r1], %rs1;"""
+    src = module(body, decls=".reg .b16 %rs<2>;\n.shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[16];")
+    src = src.replace(".target sm_90", ".target sm_90a")
+    ptxas_accepts(src, tmp_path, arch="sm_90a")
+    k = ptxld.RawModule(code=src).get_function("k")
+    with pytest.raises(emu.AsyncCopyError, match="names CTA rank 2, outside the cluster of 2") as e:
+        k(2, 1, [np.zeros(8, np.uint32)], cluster=(2, 1, 1))
+    assert e.value.line == line_of(src, "multicast::cluster")

@@ -216,14 +216,19 @@ def _check_bulk(addrs, size, pos, what):
                         "an address aligned to 16 bytes")
 
 
-def cluster_targets(b, tid: int, addr: int, mask: int | None) -> list[int]:
+def cluster_targets(b, tid: int, addr: int, mask: int | None, pos: int = 0) -> list[int]:
     """The shared::cluster addresses a (multicast) copy writes: `addr` itself, or the same
     CTA-relative offset in every CTA whose rank is set in the 16-bit ctaMask."""
     if mask is None:
         return [addr]
     off = addr & (SHARED_CTA_SPAN - 1)
-    ranks = [r for r in range(min(16, b.sp.cluster_size)) if (mask >> r) & 1]
-    return [((r + 1) << SHARED_RANK_SHIFT) | off for r in ranks]
+    n = b.sp.cluster_size
+    if mask >> n:
+        r = (mask >> n).bit_length() + n - 1
+        raise Fault(E.AsyncCopyError, pos, addr, ".shared::cluster",
+                    f"multicast ctaMask {mask:#06x} names CTA rank {r}, outside the cluster of {n} CTAs",
+                    f"a ctaMask with bits only below the cluster size {n}")
+    return [((r + 1) << SHARED_RANK_SHIFT) | off for r in range(n) if (mask >> r) & 1]
 
 
 def _combiner(redop: str | None, rtype: str | None):
@@ -316,14 +321,14 @@ def _compile_bulk(op, prog, reduce: bool):
             _check_bulk([(dst_sp, int(da[k])), (src_sp, int(sa[k]))], size, k, what)
             sbk, s0 = span(b, src_sp, int(sa[k]), size, t, False, k)
             read = (lambda bk=sbk, i=s0, n=size: bk[i:i + n].copy())
-            targets = cluster_targets(b, t, int(da[k]), None if masks is None else int(masks[k]))
+            targets = cluster_targets(b, t, int(da[k]), None if masks is None else int(masks[k]), k)
             writes = []
             for a in targets:
                 bk, i0 = span(b, dst_sp, a, size, t, True, k)
                 writes.append(writer(bk, i0, size, combine))
             barriers = []
             if bars is not None:
-                for a in cluster_targets(b, t, int(bars[k]), None if masks is None else int(masks[k])):
+                for a in cluster_targets(b, t, int(bars[k]), None if masks is None else int(masks[k]), k):
                     (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
                                                 np.array([t], np.intp), True)
                     barriers.append((A.Place(bk, int(i0[0]), a), size))

@@ -17,7 +17,7 @@ from . import async_state as A
 from . import errors as E
 from . import tensormap as TM
 from .handlers import CompileError, handler
-from .memory import Fault, gather, scatter
+from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
 from .sem_async import _combiner, cluster_targets, issue, span
 from .sem_mem import AddressOperand
 
@@ -165,14 +165,14 @@ _REDUCE_TYPE = {0: ".u8", 1: ".u16", 2: ".u32", 3: ".s32", 4: ".u64", 5: ".s64",
 
 def _issue_load(b, op, t, f, idx, ok, dst, nbytes, bar, mask, pos):
     writes = []
-    for a in cluster_targets(b, t, dst, mask):
+    for a in cluster_targets(b, t, dst, mask, pos):
         # the box in shared memory, byte by byte through the swizzle of the CTA-relative offset
         bk, i0 = span(b, ".shared::cluster", a, nbytes, t, True, pos)
-        rel = a & 0xFFFFFF
+        rel = a & (SHARED_CTA_SPAN - 1)
         where = TM.shared_offsets(f, rel, len(idx)) - rel + i0
         writes.append(lambda data, bk=bk, where=where: bk.__setitem__(where, data))
     barriers = []
-    for a in cluster_targets(b, t, bar, mask):
+    for a in cluster_targets(b, t, bar, mask, pos):
         (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
                                     np.array([t], np.intp), True)
         barriers.append((A.Place(bk, int(i0[0]), a), nbytes))
