@@ -433,3 +433,35 @@ cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::clu
     with pytest.raises(emu.AsyncCopyError, match="names CTA rank 2, outside the cluster of 2") as e:
         k(2, 1, [np.zeros(8, np.uint32)], cluster=(2, 1, 1))
     assert e.value.line == line_of(src, "multicast::cluster")
+
+
+CP_ASYNC_ARRIVE = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, bar;
+mov.u32 %r2, buf;
+mbarrier.init.shared::cta.b64 [%r1], 1;
+cp.async.ca.shared.global [%r2], [%rd1], 4;
+cp.async.mbarrier.arrive{NOINC}.shared::cta.b64 [%r1];
+{OWN}
+LOOP:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+@!%p1 bra LOOP;
+ld.shared.u32 %r3, [buf];
+st.global.u32 [%rd1+4], %r3;"""
+
+
+@pytest.mark.parametrize("noinc,own,ok", [(True, False, True), (False, True, True), (False, False, False)])
+def test_cp_async_mbarrier_arrive(noinc, own, ok, tmp_path):
+    """PTX ISA: without .noinc the pending count is raised by one before the asynchronous
+    arrive-on, so the thread's own arrival is still needed; with .noinc the arrive-on is one of
+    the expected arrivals. Either way the copy has landed when the phase completes."""
+    body = CP_ASYNC_ARRIVE.replace("{NOINC}", ".noinc" if noinc else "").replace(
+        "{OWN}", "mbarrier.arrive.shared::cta.b64 %rd2, [%r1];" if own else "")
+    k, src = kernel(body, decls=".shared .align 8 .b64 bar;\n.shared .align 4 .u32 buf;")
+    ptxas_accepts(src, tmp_path)
+    a = np.array([4321, 0], np.uint32)
+    if ok:
+        k(1, 1, [a])
+        assert a[1] == 4321
+    else:
+        with pytest.raises(emu.MbarrierError, match="1 of 1 arrivals"):
+            k(1, 1, [a])
