@@ -465,3 +465,22 @@ def test_cp_async_mbarrier_arrive(noinc, own, ok, tmp_path):
     else:
         with pytest.raises(emu.MbarrierError, match="1 of 1 arrivals"):
             k(1, 1, [a])
+
+
+def test_run_command_takes_the_completion_mode(tmp_path):
+    """`ptxld run --async-copies late` runs async_wait_too_few with the late policy: the stage
+    the kernel reads too early holds its old value; the default mode gives the copy."""
+    from click.testing import CliRunner
+
+    from ptxld.cli import main
+    pc = next(p for p in POLICY_CASES_ASYNC if p.case.name == "async_wait_too_few")
+    ptx = str(KERNELS_DIR / pc.case.ptx[0])
+    for mode in ("wait", "late"):
+        args = pc.case.make_args()
+        np.save(tmp_path / "src.npy", args[0])
+        np.save(tmp_path / "out.npy", args[1])
+        r = CliRunner().invoke(main, ["run", ptx, "--kernel", pc.case.entry, "--block", "32",
+                                      "--async-copies", mode, str(tmp_path / "src.npy"),
+                                      str(tmp_path / "out.npy")])
+        assert r.exit_code == 0, r.output
+        assert_matches({"mode": "exact"}, np.load(tmp_path / "out.npy"), pc.expected[mode](args)[0])
