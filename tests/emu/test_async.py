@@ -14,9 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import ptxld
 from ptxld import emu
+from ptxld.cli import main
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 sys.path.insert(0, str(KERNELS))
@@ -470,9 +472,6 @@ def test_cp_async_mbarrier_arrive(noinc, own, ok, tmp_path):
 def test_run_command_takes_the_completion_mode(tmp_path):
     """`ptxld run --async-copies late` runs async_wait_too_few with the late policy: the stage
     the kernel reads too early holds its old value; the default mode gives the copy."""
-    from click.testing import CliRunner
-
-    from ptxld.cli import main
     pc = next(p for p in POLICY_CASES_ASYNC if p.case.name == "async_wait_too_few")
     ptx = str(KERNELS_DIR / pc.case.ptx[0])
     for mode in ("wait", "late"):
