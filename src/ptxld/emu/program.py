@@ -230,6 +230,24 @@ class Program:
                 fn.slots.append(s)
         return s
 
+    def carry_slot(self) -> int:
+        """The register holding each thread's carry flag CC.CF (PTX ISA 9.7.2): one for the whole
+        program (the ISA does not preserve it across calls)."""
+        s = getattr(self, "_carry_slot", None)
+        if s is None:
+            s = self._carry_slot = len(self.slot_width)
+            self.slot_width.append(1)
+            self.slot_type.append(".pred")
+        return s
+
+    def carry_source(self):
+        s = self.carry_slot()
+        return lambda b, idx: b.rd(s, idx)
+
+    def carry_dest(self):
+        s = self.carry_slot()
+        return lambda b, idx, val: b.wr(s, idx, val)
+
     def pvar(self, v: Variable) -> int:
         p = self.pvar_of.get(id(v))
         if p is None:
@@ -367,6 +385,8 @@ class Program:
                 if w == 1:
                     return lambda b, idx: b.rd(s, idx) != 0
                 return lambda b, idx: T.convert_width(b.rd(s, idx), rt, w)
+            if node.name == "WARP_SZ" and v is None:               # the warp size, a constant
+                return lambda b, idx: T.full(32, w, b.count(idx))
             st = special_type(node.name)
             if st is not None and v is None:
                 rd = special_reader(node.name, node.component)
@@ -378,10 +398,36 @@ class Program:
                 addr = self.operand_address_constant(node, ins)
                 return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
             raise CompileError(f"unknown operand `{node.text}`")
+        if isinstance(node, Expr) and node.op == "u!" and w == 1:      # a negated predicate `!p`
+            inner = self.source(node.args[0], t, ins)
+            return lambda b, idx: ~inner(b, idx)
+        if isinstance(node, Expr) and self._register_plus_immediate(node, ins):
+            return self._register_offset_source(node, t, ins)
         if isinstance(node, Expr):
             addr = self.operand_address_constant(node, ins)
             return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
         raise CompileError(f"unsupported operand {type(node).__name__}")
+
+    def _register_plus_immediate(self, node, ins) -> bool:
+        """`%r + imm` / `%r - imm` (a register, not a variable, on the left)."""
+        if node.op not in ("+", "-") or len(node.args) != 2 or not isinstance(node.args[1], Int):
+            return False
+        base = node.args[0]
+        if not isinstance(base, Name):
+            return False
+        v = self.lookup(base.name, ins)
+        return isinstance(v, Variable) and v.space == ".reg"
+
+    def _register_offset_source(self, node, t: str, ins):
+        """`%r + imm` as a source operand (ptxas folds it): the register plus the immediate,
+        wrapping at the operand's width."""
+        w = T.WIDTH[t]
+        if w not in T.UINT:
+            raise CompileError(f"`{node.args[0].text} + imm` cannot be a {t} operand")
+        reg = self.source(node.args[0], t, ins)
+        k = node.args[1].value if node.op == "+" else -node.args[1].value
+        imm = T.UINT[w](k & ((1 << w) - 1))
+        return lambda b, idx: reg(b, idx) + imm
 
     def operand_address_constant(self, node, ins) -> int:
         """`var` / `var+imm` used as a value: its address in its own state space."""

@@ -11,23 +11,6 @@ from .alu import lookup, why_not
 from .handlers import CompileError, handler
 
 
-def _scalar_or_source(prog, node, t, ins):
-    if isinstance(node, (Int, Float)):
-        bits = T.immediate_bits(node, t)
-        w = T.WIDTH[t]
-        if w == 1:
-            val = np.bool_(bits)
-        elif w == 128:
-            return prog.source(node, t, ins)
-        else:
-            val = T.UINT[w](bits)
-        return lambda b, idx: val
-    if isinstance(node, Expr) and node.op == "!" and len(node.args) == 1 and t == ".pred":
-        inner = prog.source(node.args[0], t, ins)
-        return lambda b, idx: ~inner(b, idx)
-    return prog.source(node, t, ins)
-
-
 _NATIVE = {("add", ".f32"): (np.add, np.float32, np.uint32, 0x7FFFFFFF),
            ("sub", ".f32"): (np.subtract, np.float32, np.uint32, 0x7FFFFFFF),
            ("mul", ".f32"): (np.multiply, np.float32, np.uint32, 0x7FFFFFFF),
@@ -69,17 +52,28 @@ def compile_alu(op, prog):
     ops = list(ins.operands)
     pair = bool(ops) and isinstance(ops[0], PredPair)
     dst_types = alu.dst_types_pair if pair and alu.dst_types_pair else alu.dst_types
+    src_types = alu.src_types
+    # the carry flag is an operand of the ALU op the instruction text does not write
+    if alu.carry_out:
+        dst_types = dst_types[:-1]
+    if alu.carry_in:
+        src_types = src_types[:-1]
     if pair:
         first = ops.pop(0)
         dnodes = [first.first, first.second]
     else:
         nd = len(dst_types)
         dnodes, ops = ops[:nd], ops[nd:]
-    if len(ops) != len(alu.src_types):
-        raise CompileError(f"`{ins.opcode}` takes {len(alu.src_types)} source operand(s), "
+    if len(ops) != len(src_types):
+        raise CompileError(f"`{ins.opcode}` takes {len(src_types)} source operand(s), "
                            f"found {len(ops)}")
-    srcs = [_scalar_or_source(prog, n, t, ins) for n, t in zip(ops, alu.src_types)]
+    # every operand, immediates included, arrives with one element per active thread
+    srcs = [prog.source(n, t, ins) for n, t in zip(ops, src_types)]
     dsts = [prog.dest(n, t, ins) for n, t in zip(dnodes, dst_types)]
+    if alu.carry_in:
+        srcs.append(prog.carry_source())
+    if alu.carry_out:
+        dsts.append(prog.carry_dest())
     call = alu.pair if pair and alu.dst_types_pair else alu
     fast = native_float(ins.opcode)
     if fast is not None and not any(isinstance(n, (Int, Float)) for n in ops):

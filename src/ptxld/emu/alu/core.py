@@ -27,6 +27,10 @@ class Op:
     fn: Callable[..., tuple]
     pair_fn: Callable[..., tuple] | None = field(default=None, repr=False)
     dst_types_pair: tuple[str, ...] | None = None
+    # extended precision (PTX ISA 9.7.2): the carry flag CC.CF is the last source (`addc`) and/or
+    # the last destination (`.cc`), as a .pred; the instruction text never writes it
+    carry_in: bool = False
+    carry_out: bool = False
 
     def _args(self, srcs):
         if len(srcs) != len(self.src_types):
