@@ -35,6 +35,9 @@ ALU_SAMPLES = [
     # extended-precision arithmetic (the carry flag: set by the first, consumed by the second)
     "add.cc.u32", "addc.u32", "addc.cc.u64", "sub.cc.u64", "subc.cc.u32", "subc.s64",
     "mad.lo.cc.u32", "madc.lo.u32", "madc.hi.cc.u64",
+    # bit fields, packing, the n-th set bit
+    "bmsk.clamp.b32", "bmsk.wrap.b32", "szext.clamp.s32", "szext.wrap.u32", "cvt.pack.sat.u8.s32.b32",
+    "cvt.pack.sat.s16.s32", "cvt.pack.sat.s4.s32.b32", "fns.b32",
 ]
 
 # The carry-flag consumers need a producer first (the flag is undefined before any write); the
@@ -62,6 +65,17 @@ HANDLER_FORMS = [
     ("match.any.sync.b32 {d0}, {s0}, {s1};", (".b32",), (".b32", MASK)),
     ("redux.sync.add.u32 {d0}, {s0}, {s1};", (".u32",), (".u32", MASK)),
     ("mov.b32 {d0}, {s0};", (".b32",), (".b32",)),
+    # scalar video instructions take immediates in a, b and c (SIMD ones in none: ptxas
+    # "Incorrect video selector"); selectors stay on the register operands
+    ("vadd.s32.u32.s32.sat {d0}, {s0}, {s1};", (".b32",), (".b32", ".b32")),
+    ("vsub.u32.s32.u32.add {d0}, {s0}, {s1}, {s2};", (".b32",), (".b32", ".b32", ".b32")),
+    ("vabsdiff.s32.s32.s32.max {d0}, {s0}, {s1}, {s2};", (".b32",), (".b32", ".b32", ".b32")),
+    ("vmin.u32.u32.s32 {d0}, {s0}, {s1};", (".b32",), (".b32", ".b32")),
+    ("vmax.s32.s32.u32.sat.min {d0}, {s0}, {s1}, {s2};", (".b32",), (".b32", ".b32", ".b32")),
+    ("vshl.u32.u32.u32.clamp.add {d0}, {s0}, {s1}, {s2};", (".b32",), (".b32", ".b32", ".b32")),
+    ("vshr.s32.s32.u32.wrap {d0}, {s0}, {s1};", (".b32",), (".b32", ".b32")),
+    ("vmad.s32.s32.u32.sat.shr7 {d0}, {s0}, {s1}, {s2};", (".b32",), (".b32", ".b32", ".b32")),
+    ("vset.s32.u32.lt.add {d0}, {s0}, {s1}, {s2};", (".b32",), (".b32", ".b32", ".b32")),
     ("cvta.to.global.u64 {d0}, {s0};", (".u64",), (".u64",)),
     ("isspacep.global {d0}, {s0};", (".pred",), (".u64",)),
 ]
@@ -84,6 +98,8 @@ NO_IMMEDIATE = {
     "setmaxnreg": "a count no thread can observe", "wmma": "fragments of registers",
     "alloca": "a size register (tested by the stack tests)",
     "stacksave": "a destination only", "stackrestore": "a register",
+    **{f"{op}{n}": "SIMD video sources take no immediate (ptxas: \"Incorrect video selector\")"
+       for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset") for n in "24"},
 }
 
 

@@ -17,6 +17,12 @@ _HOME: dict[str, str] = {
     "add": "instructions.arith", "sub": "instructions.arith",
     "mov": "instructions.moves",
     "vote": "instructions.warp",
+    "bmsk": "instructions.bits", "szext": "instructions.bits", "fns": "instructions.bits",
+    "addc": "instructions.carry", "subc": "instructions.carry", "madc": "instructions.carry",
+    **{name: "instructions.video" for name in (
+        "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
+        "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
+        "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4")},
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
