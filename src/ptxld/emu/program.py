@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
+from ..ptx.nodes import (Block, Directive, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable,
+                        Vector)
 from ..spec.opcodes import special_register
 from . import errors as E
 from . import ptxtypes as T
@@ -32,6 +33,8 @@ class Func:
     pvars: list = field(default_factory=list)      # per-thread .param variables owned
     formals: list = field(default_factory=list)    # pvar ids of parameters
     returns: list = field(default_factory=list)    # pvar ids of return parameters
+    formal_regs: list = field(default_factory=list)  # per parameter: [(slot, type)] or None
+    return_regs: list = field(default_factory=list)
     local_lo: int = 0
     local_hi: int = 0
     address: int = 0
@@ -180,7 +183,9 @@ class Program:
             if isinstance(it, (Int, Float)):
                 val = T.immediate_bits(it, v.type)
             else:
-                val = self.address_constant(it, generic=True)
+                # PTX ISA 5.4.4: a variable name initializes with its address in its own state
+                # space; `generic(x)` asks for the generic address
+                val = self.address_constant(it, generic=False)
             out += int(val).to_bytes(w // 8, "little")
         return out
 
@@ -284,10 +289,14 @@ class Program:
             else:
                 fn.formals = [self.pvar(p) for p in f.params]
                 fn.returns = [self.pvar(p) for p in f.returns]
+                # `.reg` parameters live in the callee's registers (PTX ISA 5.1.6.1)
+                fn.formal_regs = [self.param_regs(p) for p in f.params]
+                fn.return_regs = [self.param_regs(p) for p in f.returns]
             fn.entry_pc = len(self.code)
             labels: dict[str, int] = {}
             body: list[Instruction] = []
-            self._collect(f.body, body, labels)
+            fn.branch_tables = {}
+            self._collect(f.body, body, labels, fn.branch_tables)
             fn.labels = labels
             for ins in body:
                 self.code.append(Op(len(self.code), ins, fn))
@@ -300,8 +309,15 @@ class Program:
                 self._compile(self.code[pc])
         self._current_func = None
 
-    def _collect(self, block, out, labels):
+    def _collect(self, block, out, labels, tables=None):
+        """Lay out a function body: instructions in order, label -> pc, and the `.branchtargets`
+        lists (label -> target names) that `brx.idx` indexes."""
+        last_label = None
         for it in block.items:
+            if isinstance(it, Directive) and it.name == ".branchtargets" and tables is not None:
+                if last_label is not None:
+                    tables[last_label] = [a for a in it.args if a != ","]
+            last_label = it.name if isinstance(it, LabelDef) else None
             if isinstance(it, Instruction):
                 for lab in it.labels:
                     labels[lab.name] = len(self.code) + len(out)
@@ -309,7 +325,7 @@ class Program:
             elif isinstance(it, LabelDef):
                 labels[it.name] = len(self.code) + len(out)
             elif isinstance(it, Block):
-                self._collect(it, out, labels)
+                self._collect(it, out, labels, tables)
             elif isinstance(it, Variable) and it.space == ".param":
                 self.pvar(it)
 
@@ -356,6 +372,24 @@ class Program:
         if t != ".pred":
             raise CompileError(f"guard `{node.text}` is not a predicate")
         return s
+
+    def whole_vector(self, node, ins):
+        """A vector register named whole (`v` of `.reg .v2 .u32 v`) as the brace list of its
+        elements `{v.x, v.y}`; any other operand unchanged."""
+        if isinstance(node, Name) and node.component is None:
+            v = self.lookup(node.name, ins)
+            if isinstance(v, Variable) and v.space == ".reg" and v.vector:
+                n = int(v.vector[2:])
+                return Vector([Name(node.name, node.start, node.end, c) for c in "xyzw"[:n]],
+                              node.start, node.end)
+        return node
+
+    def param_regs(self, p: Variable):
+        """The registers of a `.reg` function parameter (one per vector element), else None."""
+        if p.space != ".reg":
+            return None
+        comps = [None] if not p.vector else list("xyzw"[:int(p.vector[2:])])
+        return [(self.slot(p, p.name, c), p.type) for c in comps]
 
     def vector_regs(self, node, ins) -> list:
         """A vector operand's elements: (slot, type) or None for the sink `_`."""

@@ -102,8 +102,16 @@ def compile_mov(op, prog):
     ops = ins.operands
     if len(ops) != 2:
         raise CompileError("mov takes two operands")
-    d, a = ops
+    # vector registers named whole become the brace lists of their elements
+    d, a = (prog.whole_vector(x, ins) for x in ops)
+    vec = ins.decoded.get("vec")
+    if vec is not None:
+        _compile_mov_vector(op, prog, t, int(vec[2:]), d, a)
+        return
     w = T.WIDTH[t]
+    for x in (d, a):
+        if isinstance(x, Vector) and (w % len(x.items) or w // len(x.items) not in (8, 16, 32, 64)):
+            raise CompileError(f"a {len(x.items)}-element vector does not split a {t} value")
     if isinstance(a, Vector):                       # pack {a, b, ...} -> d
         parts = a.items
         ew = w // len(parts)
@@ -157,3 +165,22 @@ def compile_mov(op, prog):
             v = v.copy()
         dest(b, act, v)
     op.run = mov
+
+
+def _compile_mov_vector(op, prog, t, n, d, a):
+    """`mov.v2/.v4.type d, a`: element by element, each side a vector register or a brace list
+    (an element of the source may be an immediate)."""
+    ins = op.ins
+    if not (isinstance(d, Vector) and isinstance(a, Vector)):
+        raise CompileError(f"mov.v{n} moves a vector of {n} elements into another")
+    if len(d.items) != n or len(a.items) != n:
+        raise CompileError(f"mov.v{n} needs {n} elements on each side")
+    srcs = [prog.source(x, t, ins) for x in a.items]
+    dests = [None if isinstance(x, Sink) else prog.dest(x, t, ins) for x in d.items]
+
+    def run(b, act):
+        vals = [s(b, act).copy() for s in srcs]          # read every element before writing
+        for dst, v in zip(dests, vals):
+            if dst is not None:
+                dst(b, act, v)
+    op.run = run
