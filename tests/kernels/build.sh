@@ -34,7 +34,19 @@ sm90_bulk             sm_90
 sm90_tma              sm_90
 sm90a_hopper          sm_90a
 sm90a_wgmma           sm_90a
+arith_int128          $PROGRAM_ARCHS
+arith_video           $PROGRAM_ARCHS
+arith_switch          $PROGRAM_ARCHS
+arith_sync            $PROGRAM_ARCHS
 "
+
+# extra nvcc flags per source: arith_switch asks for jump tables (nvcc's default density, 101,
+# never makes them), so that its switch becomes brx.idx over .branchtargets
+extra_flags() {
+  case "$1" in
+    arith_switch) echo "--jump-table-density=0" ;;
+  esac
+}
 
 rm -rf ptx
 mkdir -p ptx
@@ -50,7 +62,7 @@ while read -r name archs; do
   [ -n "$name" ] || continue
   for arch in $archs; do
     mkdir -p "ptx/$arch"
-    cmd="$NVCC $FLAGS -arch=$arch cuda/$name.cu -o ptx/$arch/$name.ptx"
+    cmd="$NVCC $FLAGS $(extra_flags "$name") -arch=$arch cuda/$name.cu -o ptx/$arch/$name.ptx"
     echo "$cmd" >> "$log"
     echo "$cmd"
     $cmd

@@ -23,12 +23,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as manifest  # noqa: E402
+import cases_arith  # noqa: E402
 import cases_sm90  # noqa: E402
 import inventory  # noqa: E402
 
 KDIR = manifest.KERNELS_DIR
 SM90 = cases_sm90.CASES_SM90
-ALL = manifest.CASES + SM90
+ALL = manifest.CASES + SM90 + cases_arith.CASES_ARITH
 IDS = [c.name for c in ALL]
 SM90_IDS = [c.name for c in SM90]
 
@@ -171,7 +172,7 @@ def test_launch_is_small(case):
 def test_every_program_entry_has_a_case():
     covered = {(rel, c.entry) for c in ALL for rel in c.ptx}
     for path in sorted(KDIR.glob("ptx/*/*.ptx")):
-        if not (path.stem.startswith(("programs_", "sm90")) or path.stem == "wmma_gemm"):
+        if not (path.stem.startswith(("programs_", "sm90", "arith_")) or path.stem == "wmma_gemm"):
             continue
         rel = path.relative_to(KDIR).as_posix()
         for entry in re.findall(r"^\.visible \.entry (\w+)\(", path.read_text(), re.M):
