@@ -88,7 +88,8 @@ NO_IMMEDIATE = {
     "applypriority": "an address and a priority qualifier",
     "bar": "barrier number and count are tested by the barrier tests",
     "barrier": "barrier number and count are tested by the barrier tests",
-    "bra": "a label", "brx": "a register index into a label list", "call": "a function and parameters",
+    "bra": "a label", "call": "a function and parameters",
+    "brx": "control flow: brx.idx with an immediate index is tested by test_operands_and_calls.py",
     "brkpt": "no operands", "exit": "no operands", "ret": "no operands", "trap": "no operands",
     "createpolicy": "a fraction qualifier and a destination", "discard": "an address",
     "fence": "no operands", "membar": "no operands", "griddepcontrol": "no operands",
@@ -96,8 +97,8 @@ NO_IMMEDIATE = {
     "ld": "an address", "ldu": "an address", "prefetch": "an address", "prefetchu": "an address",
     "nanosleep": "no value is observable", "pmevent": "no value is observable",
     "setmaxnreg": "a count no thread can observe", "wmma": "fragments of registers",
-    "alloca": "a size register (tested by the stack tests)",
-    "stacksave": "a destination only", "stackrestore": "a register",
+    "alloca": "its result is a stack address, different for every call (tested by test_stack.py)",
+    "stacksave": "a destination only", "stackrestore": "a register only (ptxas)",
     **{f"{op}{n}": "SIMD video sources take no immediate (ptxas: \"Incorrect video selector\")"
        for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset") for n in "24"},
 }

@@ -14,8 +14,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "emulator-inventory.md"
 KNOWN_GAPS_SM80 = frozenset({
     "cp.async", "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all", "mbarrier.init",
     "mbarrier.inval", "mbarrier.arrive", "mbarrier.arrive_drop", "cp.async.mbarrier.arrive",
-    "mbarrier.test_wait", "mbarrier.pending_count", "ldmatrix", "movmatrix", "mma", "mma.sp",
-    "stacksave", "stackrestore", "alloca"})
+    "mbarrier.test_wait", "mbarrier.pending_count", "ldmatrix", "movmatrix", "mma", "mma.sp"})
 
 
 def test_page_is_current():

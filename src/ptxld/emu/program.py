@@ -16,7 +16,7 @@ from ..spec.opcodes import special_register
 from . import errors as E
 from . import ptxtypes as T
 # the semantics modules register their handlers on import
-from . import sem_mem, sem_video, sem_warp  # noqa: F401
+from . import sem_mem, sem_stack, sem_video, sem_warp  # noqa: F401
 from .handlers import SIMPLE, CompileError, Op, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
@@ -244,6 +244,24 @@ class Program:
             self.slot_width.append(1)
             self.slot_type.append(".pred")
         return s
+
+    def stack(self, size: int) -> tuple[int, int]:
+        """(top, slot) of the per-thread stack for alloca/stacksave/stackrestore: `size` bytes of
+        .local space above the .local variables, and the register holding each thread's bytes
+        in use. Every function saves and restores it across calls (alloca memory is released
+        when the function that made it returns)."""
+        got = getattr(self, "_stack", None)
+        if got is None:
+            top = _align_up(self.local_size, 16) + size
+            self.local_size = top
+            s = len(self.slot_width)
+            self.slot_width.append(64)
+            self.slot_type.append(".u64")
+            for fn in self.funcs.values():
+                if not fn.node.is_entry:
+                    fn.slots.append(s)
+            got = self._stack = (top, s)
+        return got
 
     def carry_source(self):
         s = self.carry_slot()

@@ -18,6 +18,8 @@ _HOME: dict[str, str] = {
     "mov": "instructions.moves",
     "vote": "instructions.warp",
     "bmsk": "instructions.bits", "szext": "instructions.bits", "fns": "instructions.bits",
+    "alloca": "instructions.stack", "stacksave": "instructions.stack",
+    "stackrestore": "instructions.stack",
     "addc": "instructions.carry", "subc": "instructions.carry", "madc": "instructions.carry",
     **{name: "instructions.video" for name in (
         "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
