@@ -360,12 +360,18 @@ class Program:
             h(op, self)
         except CompileError as e:
             msg = str(e)
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
+            # a defect of the emulator, not of the PTX: reported where it is reached, as an
+            # EmulationError naming the instruction, never as a Python exception at load time
+            msg = f"the emulator failed to compile it (internal {type(e).__name__}: {e}); please report this"
+        else:
+            return
 
-            def unsupported(b, idx, _msg=msg):
-                raise Fault(E.UnsupportedInstructionError, 0, None, None,
-                            f"cannot execute `{ins.opcode}`: {_msg}",
-                            "an instruction the emulator implements", b.count(idx))
-            op.kind, op.run = SIMPLE, unsupported
+        def unsupported(b, idx, _msg=msg):
+            raise Fault(E.UnsupportedInstructionError, 0, None, None,
+                        f"cannot execute `{ins.opcode}`: {_msg}",
+                        "an instruction the emulator implements", b.count(idx))
+        op.kind, op.run = SIMPLE, unsupported
 
     # ------------------------------------------------------------------ operand helpers
     def lookup(self, name: str, ins):

@@ -61,13 +61,14 @@ class Quals:
 
     def one(self, *choices: str, default: str | None = None, required: bool = False) -> str | None:
         found = [q for q in self.rest if q in choices]
-        if len(found) > 1:
+        if len(set(found)) > 1:
             raise Unsupported(f"{self.opcode}: conflicting qualifiers {found}")
         if not found:
             if required:
                 raise Unsupported(f"{self.opcode}: needs one of {choices}")
             return default
-        self.rest.remove(found[0])
+        for q in found:            # ptxas takes a repeated qualifier (`add.sat.s32.sat`) as one
+            self.rest.remove(q)
         return found[0]
 
     def flag(self, q: str) -> bool:
