@@ -101,7 +101,11 @@ NOT_ALU = {"ld", "st", "atom", "red", "bra", "ret", "mov", "cvta", "wmma", "bar"
            "vote", "createpolicy", "barrier", "mapa", "activemask",
            # warp, memory, synchronisation and tensor-core instructions of the Hopper kernels
            "redux", "elect", "griddepcontrol", "setmaxnreg", "ldmatrix", "stmatrix", "mbarrier", "cp",
-           "prefetch", "tensormap", "wgmma"}
+           "prefetch", "tensormap", "wgmma",
+           # control, warp and video instructions of the integer-arithmetic kernels (handlers)
+           "membar", "brx", "match", "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vset", "vavrg2",
+           "vadd4", "vabsdiff4", "vmax2", "vsub4", "vset4", "vsub2", "vmin4", "vadd2", "vmax4",
+           "vmin2", "vabsdiff2", "vavrg4", "vset2", "vshl", "vshr", "vmad"}
 
 
 def test_every_inventory_alu_opcode_resolves():
