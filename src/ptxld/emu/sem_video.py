@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..ptx.nodes import Expr, Name
-from ..spec.instructions.video import NAMES
+from ..spec.instructions.video import SIMD
 from .alu import video as V
 from .handlers import CompileError, handler
 
@@ -153,15 +153,10 @@ def compile_video_mad(op, prog):
     op.run = run
 
 
-def _simd_lanes_of(name: str) -> int:
-    return int(name[-1])
-
-
-@handler(*(n for n in NAMES if n[-1] in "24"))
+@handler(*SIMD)
 def compile_video_simd(op, prog):
     ins, d = op.ins, op.ins.decoded
-    lanes = _simd_lanes_of(d.name)
-    base = d.name[:-1]
+    base, lanes = SIMD[d.name]
     ops = _operands(op, 4)
     dnode, mask, _ = _split(ops[0])
     (pa, sa, _), (pb, sb, _) = _split(ops[1]), _split(ops[2])

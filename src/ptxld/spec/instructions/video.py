@@ -76,3 +76,5 @@ RECORDS = (
 )
 
 NAMES = tuple(r.name for r in RECORDS)
+#: SIMD instruction name -> (its operation, lanes per 32-bit word)
+SIMD = {f"{op}{k}": (op, int(k)) for op in SIMD_OPS + ("vset",) for k in "24"}
