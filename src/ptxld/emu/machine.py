@@ -14,6 +14,7 @@ import numpy as np
 
 from . import errors
 from . import ptxtypes
+from .allocator import keep_heap
 from .memory import Fault
 from .handlers import SIMPLE, resolve_stall
 from .threadset import merge
@@ -21,13 +22,20 @@ from .threadset import merge
 EMPTY = np.empty(0, np.intp)
 
 
+# the deepest call chain a thread may build (`max_call_depth` of a launch)
+DEFAULT_MAX_CALL_DEPTH = 1024
+
+
 class Batch:
+    max_call_depth = DEFAULT_MAX_CALL_DEPTH
     def __init__(self, launch, prog, spaces, *, cta_coords, n_slots_per_cta, block, grid,
                  cluster, dyn_smem, live_per_cta, tid_xyz, max_steps, progress=None):
+        keep_heap()
         self.launch = launch
         self.prog = prog
         self.sp = spaces
         self.N = N = len(tid_xyz[0])
+        self._all = None
         self.regs = [None] * len(prog.slot_width)
         self.slot_width = prog.slot_width
         self.slot_type = prog.slot_type
@@ -84,7 +92,13 @@ class Batch:
             r[idx] = val
 
     def threads(self, idx) -> np.ndarray:
-        return np.arange(self.N) if idx is None else idx
+        """Thread indices of a thread set; every thread's is one shared read-only array."""
+        if idx is not None:
+            return idx
+        if self._all is None:
+            self._all = np.arange(self.N)
+            self._all.flags.writeable = False
+        return self._all
 
     # per-thread .param variables (device-function parameters, call arguments, return values)
     def param_store(self, p):

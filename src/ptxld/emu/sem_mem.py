@@ -10,7 +10,7 @@ from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
 from ..spec import ld as ld_spec
 from . import errors
 from . import ptxtypes
-from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter
+from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter, stable_order
 from .alu import atom_combine
 from .handlers import CompileError, handler
 
@@ -84,10 +84,10 @@ class AddressOperand:
         if self.uniform is not None:
             return np.full(b.count(act), self.uniform, np.uint64)
         r = b.rd(self.reg, act)
-        if r.dtype != np.uint64:
+        if self.off:    # widened to 64 bits by the addition itself (one pass, no astype copy)
+            r = np.add(r, np.uint64(self.off & 0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
+        elif r.dtype != np.uint64:
             r = r.astype(np.uint64)
-        if self.off:
-            r = r + np.uint64(self.off & 0xFFFFFFFFFFFFFFFF)
         if self.mask != 0xFFFFFFFFFFFFFFFF:
             r = r & np.uint64(self.mask)
         return r
@@ -290,7 +290,7 @@ def _serialised(backing, idx, width, combine, srcs, int_add):
     wb = width // 8
     el = idx // wb
     n = len(el)
-    order = np.argsort(el, kind="stable")
+    order = stable_order(el)
     se = el[order]
     first = np.ones(n, bool)
     first[1:] = se[1:] != se[:-1]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import wmma
+from ..wmma import batched as wmma_batched
 from ..ptx.nodes import Address, Expr, PredPair, Vector
 from . import errors
 from . import ptxtypes
@@ -326,6 +327,9 @@ def compile_wmma(op, prog):
             t = b.threads(act)
             addrs = aop.values(b, act)
             strides = stride_src(b, act) if stride_src else None
+            if len(t) > 32 and _wmma_mem_batched(b, act, t, kind, params, space, addrs, strides,
+                                                  regs, target):
+                return
             for w0 in range(0, len(t), 32):
                 lanes = t[w0:w0 + 32]
                 try:
@@ -354,6 +358,15 @@ def compile_wmma(op, prog):
 
         def body(b, act):
             t = b.threads(act)
+            if len(t) > 32:
+                # every warp at once; None leaves errors to the per-warp path below
+                frags = [np.stack([b.rd(s, act) for s, _ in r], axis=1).reshape(-1, 32, len(r))
+                         for r in (a, bb, c)]
+                out = wmma_batched.mma(params, *frags, target=target)
+                if out is not None:
+                    for k, (s, width) in enumerate(d):
+                        b.wr(s, act, out[:, :, k].reshape(-1).astype(ptxtypes.UINT[width]))
+                    return
             for w0 in range(0, len(t), 32):
                 lanes = t[w0:w0 + 32]
                 frag = [np.stack([b.rd(s, lanes) for s, _ in r], axis=1) for r in (a, bb, c)]
@@ -368,10 +381,54 @@ def compile_wmma(op, prog):
     raise CompileError(f"wmma.{kind} is not supported")
 
 
-def _bytes_at(b, space, addrs, nbytes, lane0, write):
+def _wmma_mem_batched(b, act, t, kind, params, space, addrs, strides, regs, target) -> bool:
+    """wmma.load/store of every warp at once (ptxld.wmma.batched); False, with nothing done,
+    where a warp needs the per-warp path (which reports faults and errors warp by warp)."""
+    bases = wmma_batched.uniform(addrs)
+    per_warp_stride = None if strides is None else wmma_batched.uniform(strides)
+    if bases is None or (strides is not None and per_warp_stride is None):
+        return False
+    first = t[::32]
+    try:
+        if kind == "load":
+            vals = wmma_batched.load(params, _reader_many(b, space, first), bases, per_warp_stride, target)
+            if vals is None:
+                return False
+            for k, (s, width) in enumerate(regs):
+                b.wr(s, act, vals[:, :, k].reshape(-1).astype(ptxtypes.UINT[width]))
+            return True
+        data = np.stack([b.rd(s, act) for s, _ in regs], axis=1).reshape(len(first), 32, len(regs))
+        return wmma_batched.store(params, _writer_many(b, space, first), bases, per_warp_stride, data, target)
+    except Fault:
+        return False
+
+
+def _reader_many(b, space, first):
+    """read(addrs, nbytes) over the lines of every warp (each warp's lines consecutive)."""
+    def read(addrs, nbytes):
+        tids = np.repeat(first, len(addrs) // len(first))
+        first_parts, _ = _bytes_at(b, space, addrs, nbytes, tids, False, per_line=True)
+        out = np.empty((len(addrs), nbytes), np.uint8)
+        for backing, idx, pos in first_parts:
+            out[slice(None) if pos is None else pos] = backing[idx[:, None] + np.arange(nbytes)]
+        return out
+    return read
+
+
+def _writer_many(b, space, first):
+    def write(addrs, data):
+        nbytes = data.shape[1]
+        tids = np.repeat(first, len(addrs) // len(first))
+        first_parts, _ = _bytes_at(b, space, addrs, nbytes, tids, True, per_line=True)
+        for backing, idx, pos in first_parts:
+            backing[idx[:, None] + np.arange(nbytes)] = data if pos is None else data[pos]
+    return write
+
+
+def _bytes_at(b, space, addrs, nbytes, lane0, write, per_line=False):
     """Resolve rows of `nbytes` (alignment is checked by ptxld.wmma) -> (backing, index rows)."""
     a = np.asarray(addrs, np.uint64)
-    tids = np.repeat(lane0, len(a))
+    tids = lane0 if per_line else np.repeat(lane0, len(a))
     first = b.sp.resolve(space, a, 1, tids, write)
     last = b.sp.resolve(space, a + np.uint64(nbytes - 1), 1, tids, write)
     return first, last
