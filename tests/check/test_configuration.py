@@ -91,6 +91,13 @@ def test_malformed_suppressions_are_reported(comment):
     assert codes(check_source(text)) == ["PTX0902"]
 
 
+def test_a_syntax_error_cannot_be_silenced():
+    text = Example(body="add.u32 %r1, %r2 %r3;  // ptxld: ignore[PTX0001]").source()
+    diags = check_source(text)
+    assert codes(diags) == ["PTX0001", "PTX0902"]
+    assert "cannot be silenced" in next(d.message for d in diags if d.code == "PTX0902")
+
+
 def test_suppressed_and_selected_rules_together():
     text = TWO.replace("[%rd0];\n", "[%rd0];  // ptxld: ignore[PTX0203]\n", 1)
     assert codes(check_source(text, ignore=["PTX09"])) == ["PTX0202"]
