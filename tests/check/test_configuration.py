@@ -184,3 +184,10 @@ def test_every_spelling_of_the_table_is_found(tmp_path, table):
     (tmp_path / "pyproject.toml").write_text(table)
     (tmp_path / "k.ptx").write_text(TWO)
     assert _codes_of(_run([str(tmp_path / "k.ptx")])) == ["PTX0203"]
+
+
+def test_standard_input_reads_the_configuration_of_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "ptxld.toml").write_text('select = ["PTX0203"]\n')
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check", "--format", "json", "-"], input=TWO)
+    assert _codes_of(res) == ["PTX0203"]
