@@ -19,7 +19,8 @@ _LAZY = {
     "check": ("ptxld.checker.cli:check_cmd", "Check PTX files against the PTX ISA and ptxas 13.0."),
     "explain": ("ptxld.checker.cli:explain_cmd", "Explain a load instruction or a rule code."),
     "rules": ("ptxld.checker.cli:rules_cmd", "List every rule with its code, severity and summary."),
-    "run": ("ptxld.emu.cli:run_cmd", "Run a kernel of a PTX file on the CPU."),
+    "run": ("ptxld.memreport.cli:run_cmd", "Run a kernel of a PTX file on the CPU (with --memory-report: "
+            "what each load costs)."),
     "sass": ("ptxld.sass.cli:sass", "Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower, control."),
     "wmma": ("ptxld.wmma.cli:wmma_group", "WMMA fragment layouts: tables, pictures, explanations."),
 }

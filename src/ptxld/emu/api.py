@@ -15,11 +15,15 @@ from . import errors
 from . import ptxtypes
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
+from .cluster_shape import launch_cluster
 from .program import Program, _align_up
+from .tensormap import TensorMap, bind_tensor_maps
+from .trace import new_recorder
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
 DEFAULT_BATCH_THREADS = 1 << 17
+ASYNC_MODES = ("wait", "late")
 
 
 @dataclass
@@ -128,16 +132,30 @@ class Kernel:
         self.name = name
         self.stats: LaunchStats | None = None
         self.grid_id = 0
+        self.trace = None                    # the memory-report recorder of a running launch
 
     def __repr__(self):
         return f"<ptxld kernel {self.name} from {self.mod.filename}>"
 
-    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=(1, 1, 1),
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=None,
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
-                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None) -> LaunchStats:
+                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None, memory_report=False,
+                 async_copies: str = "wait"):
         """Run the kernel. NumPy arrays the kernel wrote are written back (a read-only array is
-        an input: a store into it faults); `stats.written` lists them. Returns launch statistics."""
-        grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
+        an input: a store into it faults); `stats.written` lists them. Returns launch statistics,
+        or with `memory_report` (True, or the report's options) the memory report of the launch
+        (`ptxld.memreport`), which carries the statistics as `.stats`.
+
+        `cluster`: None takes the kernel's `.reqnctapercluster` (else clusters of one).
+        `async_copies` picks when asynchronous copies land (docs/async-copies.md): "wait" (at
+        the first wait that covers them) or "late" (as late as the PTX ISA allows)."""
+        if async_copies not in ASYNC_MODES:
+            raise errors.LaunchError(f"async_copies={async_copies!r}: expected one of {', '.join(ASYNC_MODES)}")
+        self.async_mode = async_copies
+        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
+        cluster, self.explicit_cluster = launch_cluster(
+            self.name, self.mod.program.funcs[self.name].node,
+            None if cluster is None else _dim3(cluster, "cluster"))
         max_steps = _positive(max_steps, "max_steps")
         batch_threads = _positive(batch_threads, "batch_threads")
         self.max_call_depth = _positive(max_call_depth, "max_call_depth")
@@ -149,15 +167,18 @@ class Kernel:
         if shared_mem < 0:
             raise errors.LaunchError("shared_mem must be >= 0")
         prog = self.mod.program
-        self.explicit_cluster = cluster != (1, 1, 1)
         self.grid_id += 1
         t0 = time.perf_counter()
         gmem = self.mod.gmem
+        recorder = new_recorder(self, None if memory_report is True else memory_report) \
+            if memory_report else None
         segs, param_seg = self._bind(args)
+        self.trace = recorder
         try:
             stats = self._run(grid, block, cluster, shared_mem, param_seg, max_steps,
                               batch_threads, progress)
         finally:
+            self.trace = None
             mine = {id(x[3]) for x in segs} | {id(param_seg)}
             gmem.segments = [s for s in gmem.segments if id(s) not in mine]
             gmem.bases = [s.base for s in gmem.segments]
@@ -167,7 +188,8 @@ class Kernel:
             data = seg.data[:seg.size]
             if np.array_equal(data, raw):
                 continue  # not written (or written with the same bytes): an input, left alone
-            written.append(k)
+            if k is not None:  # (a tensor map's array is no argument of its own)
+                written.append(k)
             if arr.flags.c_contiguous:
                 arr.reshape(-1).view(np.uint8)[:] = data
             else:
@@ -175,7 +197,7 @@ class Kernel:
         stats.written = tuple(written)
         stats.seconds = time.perf_counter() - t0
         self.stats = stats
-        return stats
+        return stats if recorder is None else recorder.finish(stats)
 
     # ------------------------------------------------------------------ arguments
     def _bind(self, args):
@@ -204,7 +226,7 @@ class Kernel:
                 seg = gmem.alloc(raw.size, name, align=256, data=raw, readonly=readonly)
                 segs.append((k, a, raw, seg))
                 blob = seg.base.to_bytes(psize, "little")
-            elif isinstance(a, (bytes, bytearray, np.void)):
+            elif isinstance(a, (bytes, bytearray, np.void, TensorMap)):
                 blob = bytes(a) if not isinstance(a, np.void) else a.tobytes()
                 if len(blob) > psize:
                     raise errors.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
@@ -213,6 +235,8 @@ class Kernel:
             else:
                 blob = _scalar_bytes(a, p, k)
             buf[off:off + psize] = np.frombuffer(blob, np.uint8)
+        segs += bind_tensor_maps(args, segs, gmem)
+        self.bound = segs
         L = prog.layout
         param_seg = Segment(L.param, size, buf, "kernel parameters", readonly=True)
         gmem.charge(size, "kernel parameters")

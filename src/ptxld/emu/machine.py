@@ -64,6 +64,7 @@ class Batch:
         self.max_steps = max_steps
         self.progress = progress
         self.clock0 = time.perf_counter_ns()
+        self.trace = getattr(launch, "trace", None)      # memory-access recorder (emu/trace.py)
 
     # ------------------------------------------------------------------ registers
     def count(self, idx) -> int:
