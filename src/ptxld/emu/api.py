@@ -13,6 +13,7 @@ from ..ptx.parser import parse
 from ..spec.launch import launch_problems, target_number
 from . import errors as E
 from . import ptxtypes as T
+from .handlers import CompileError
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .program import Program, _align_up
@@ -99,8 +100,11 @@ class RawModule:
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)
-        self.program = Program(module, self.gmem)
-        self.program.init_variables()
+        try:
+            self.program = Program(module, self.gmem)
+            self.program.init_variables()
+        except CompileError as e:  # e.g. an initializer naming no variable
+            raise E.ModuleError(f"{filename}: {e}", []) from None
 
     def get_function(self, name: str) -> "Kernel":
         f = self.program.funcs.get(name)

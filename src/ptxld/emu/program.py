@@ -221,6 +221,8 @@ class Program:
         key = (id(v), name, comp)
         s = self.slot_of.get(key)
         if s is None:
+            if v.type not in T.WIDTH:  # a declaration the checker reports (PTX ISA types only)
+                raise CompileError(f"register `{name}` has no PTX type (`{v.type}`)")
             s = len(self.slot_width)
             self.slot_of[key] = s
             self.slot_width.append(T.WIDTH[v.type])
