@@ -89,6 +89,7 @@ class Program:
         self.global_seg: dict = {}
         self.func_by_addr: dict[int, str] = {}
         self.local_range: dict[str, tuple[int, int]] = {}
+        self.param_offsets: dict[int, int] = {}   # id(kernel parameter) -> its byte offset
         self._place_module_variables()
         self._layout_functions()
 
@@ -262,7 +263,6 @@ class Program:
                     plist.append((p, off, var_size(p)))
                     off += var_size(p)
                 self.kernel_params[f.name] = plist
-                self.param_offsets = getattr(self, "param_offsets", {})
                 for p, o, _ in plist:
                     self.param_offsets[id(p)] = o
             else:
@@ -407,7 +407,7 @@ class Program:
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable):
-                if v.space == ".param" and id(v) in getattr(self, "param_offsets", {}):
+                if v.space == ".param" and id(v) in self.param_offsets:
                     return self.param_offsets[id(v)]
                 return self.var_address(v, generic=False)
             if node.name in self.funcs:
