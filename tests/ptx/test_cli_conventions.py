@@ -93,3 +93,17 @@ def test_api_rejects_text_grids():
         assert "'12'" in str(e)
     else:
         raise AssertionError("a grid given as a string was accepted")
+
+
+def test_readme_lists_every_command():
+    import os
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md"), encoding="utf-8").read()
+    ctx = main.make_context("ptxld", ["--help"], resilient_parsing=True)
+    for name in main.list_commands(ctx):
+        assert f"`ptxld {name}" in readme, name
+        cmd = main.get_command(ctx, name)
+        for sub in getattr(cmd, "commands", {}):
+            assert sub in readme, (name, sub)
+    for option in ("rules [--format", "--color", "--memory-budget", "--max-steps", "--max-call-depth"):
+        assert option in readme, option
+    assert "3 internal error" in readme and "130" in readme
