@@ -107,3 +107,13 @@ def test_readme_lists_every_command():
     for option in ("rules [--format", "--color", "--memory-budget", "--max-steps", "--max-call-depth"):
         assert option in readme, option
     assert "3 internal error" in readme and "130" in readme
+
+
+def test_wmma_and_ld_models_spell_spaces_and_types_alike():
+    text = (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            ".reg .b32 %r<9>;\n.reg .f32 %f<2>;\n.reg .b64 %rd<3>;\n"
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd1];\n"
+            "ld.global.f32 %f1, [%rd1];\nret;\n}\n")
+    rows = [json.loads(x) for x in CliRunner().invoke(main, ["parse", "--json", "-"], input=text).stdout.splitlines()]
+    assert [(r["space"], r["type"]) for r in rows] == [(".global", ".f16"), (".global", ".f32")]
+    assert [i.load.type for i in ptxld.parse(text).loads()] == [".f16", ".f32"]
