@@ -19,7 +19,8 @@ _LAZY = {
     "check": ("ptxld.checker.cli:check_cmd", "Check PTX files against the PTX ISA and ptxas 13.0."),
     "explain": ("ptxld.checker.cli:explain_cmd", "Explain a load instruction or a rule code."),
     "rules": ("ptxld.checker.cli:rules_cmd", "List every rule with its code, severity and summary."),
-    "run": ("ptxld.emu.cli:run_cmd", "Run a kernel of a PTX file on the CPU."),
+    "run": ("ptxld.memreport.cli:run_cmd", "Run a kernel of a PTX file on the CPU (with --memory-report: "
+            "what each load costs)."),
     "sass": ("ptxld.sass.cli:sass", "Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower, control."),
     "wmma": ("ptxld.wmma.cli:wmma_group", "WMMA fragment layouts: tables, pictures, explanations."),
 }
@@ -95,6 +96,7 @@ def parse_cmd(file: str, as_json: bool) -> None:
     """Parse FILE and show every load-family instruction (ld, ld.global.nc, wmma.load)."""
     import json
 
+    # start-up time: the parser only for the commands that parse
     from .ptx.loads import to_json
     from .ptx.parser import parse
 
@@ -125,6 +127,7 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
     """Print FILES in canonical PTX layout (like `ruff format`)."""
     import difflib
 
+    # start-up time: the parser and printer only for the commands that use them
     from .ptx.parser import parse
     from .ptx.printer import FormatError, format_module
 

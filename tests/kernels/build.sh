@@ -27,6 +27,9 @@ programs_math         $PROGRAM_ARCHS
 programs_loads        $PROGRAM_ARCHS
 programs_sm100a       sm_100a
 wmma_gemm             $PROGRAM_ARCHS
+bench_shapes          sm_80
+memreport_access      sm_80
+memreport_cache       sm_80
 sm90_cluster          sm_90
 sm90_warp             sm_90
 sm90_mbarrier         sm_90
@@ -34,6 +37,9 @@ sm90_bulk             sm_90
 sm90_tma              sm_90
 sm90a_hopper          sm_90a
 sm90a_wgmma           sm_90a
+async_sm80            $PROGRAM_ARCHS
+async_sm90            sm_90
+async_sm90a           sm_90a
 "
 
 rm -rf ptx

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..diagnostics import Diagnostic
+from . import check_source
 
 # Fixing one problem can uncover another (or two fixes overlap): check again, this many times.
 MAX_PASSES = 10
@@ -29,22 +30,23 @@ def apply_fixes(text: str, diags: list[Diagnostic]) -> tuple[str, int]:
     return "".join(out), applied
 
 
-def fix_source(text: str, *, filename: str = "<string>", strict: bool = False
-               ) -> tuple[str, int, list[Diagnostic]]:
-    """(fixed text, number of fixes applied, the diagnostics of the fixed text).
+def fix_source(text: str, *, filename: str = "<string>", strict: bool = False, select=None,
+               ignore=None) -> tuple[str, int, list[Diagnostic]]:
+    """(fixed text, number of fixes applied, the diagnostics of the fixed text); `select` and
+    `ignore` as for `check_source`.
 
     A fix is kept only if the fixed text checks again without any diagnostic the text did not
     have before and with the fixed problem gone; a fix that fails this stays help text."""
-    from . import check_source
     total = 0
-    diags = check_source(text, filename=filename, strict=strict)
+    settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
+    diags = check_source(text, **settings)
     rejected: set = set()   # (code, message) of fixes that did not verify
     for _ in range(MAX_PASSES):
         todo = [d for d in diags if d.fix is not None and _key(d) not in rejected]
         fixed, applied = apply_fixes(text, todo)
         if not applied or fixed == text:
             break
-        after = check_source(fixed, filename=filename, strict=strict)
+        after = check_source(fixed, **settings)
         if not _verified(diags, after):
             # one at a time: keep each fix that verifies on its own
             fixed, applied, after = text, 0, diags
@@ -55,7 +57,7 @@ def fix_source(text: str, *, filename: str = "<string>", strict: bool = False
                 one, n = apply_fixes(fixed, [moved])
                 if not n or one == fixed:
                     continue
-                trial = check_source(one, filename=filename, strict=strict)
+                trial = check_source(one, **settings)
                 if _verified(after, trial):
                     fixed, after, applied = one, trial, applied + 1
                 else:

@@ -6,7 +6,8 @@ import os
 
 from ..diagnostics import Diagnostic
 from ..version import version
-from .registry import RULES
+from ..ptx.source import Source
+from .registry import RULES, all_rules
 
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m", "help": "\x1b[1;32m",
            "bold": "\x1b[1m", "blue": "\x1b[1;34m", "reset": "\x1b[0m"}
@@ -29,7 +30,6 @@ class _Paint:
 
 # ------------------------------------------------------------------ text
 def render_text(diags: list[Diagnostic], source_text: str, *, color: bool = False) -> str:
-    from ..ptx.source import Source
     src = Source(source_text)
     p = _Paint(color)
     return "".join(_one(d, src, p) for d in diags)
@@ -168,17 +168,16 @@ def _line_col(text: str | None, offset: int, fallback: tuple[int, int]) -> tuple
 def render_sarif(results: list[tuple[str, list[Diagnostic]]], texts: dict[str, str] | None = None) -> str:
     """SARIF 2.1.0; `texts` (file name -> its text) gives related locations their line and
     column (without it they carry the primary location's line)."""
-    from .registry import all_rules
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     driver_rules = [{
         "id": r.code, "name": r.name,
         "shortDescription": {"text": r.summary},
-        "fullDescription": {"text": r.seed},
+        "fullDescription": {"text": r.quote},
         "helpUri": f"https://github.com/ptxld/ptxld/blob/main/docs/rules/{r.code}.md",
         "help": {"text": f"{r.summary}. Source: {r.section}.", "markdown": f"**{r.summary}** — {r.section}"},
         "defaultConfiguration": {"level": _LEVEL[r.severity]},
-        "properties": {"seed_only": r.seed_only, "section": r.section},
+        "properties": {"isa_only": r.isa_only, "section": r.section},
     } for r in rules]
     out = []
     for name, diags in results:

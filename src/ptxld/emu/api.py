@@ -11,16 +11,20 @@ import numpy as np
 from ..io import InputError, read_ptx
 from ..ptx.parser import parse
 from ..spec.launch import launch_problems, target_number
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .handlers import CompileError
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
+from .cluster_shape import launch_cluster
 from .program import Program, _align_up
+from .tensormap import TensorMap, bind_tensor_maps
+from .trace import new_recorder
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
 DEFAULT_BATCH_THREADS = 1 << 17
+ASYNC_MODES = ("wait", "late")
 
 
 @dataclass
@@ -54,15 +58,15 @@ def _dim3(v, what: str) -> tuple[int, int, int]:
     elif isinstance(v, (tuple, list)) or (isinstance(v, np.ndarray) and v.ndim == 1):
         t = tuple(v)
     else:  # a string "12" would read as (1, 2)
-        raise E.LaunchError(f"{what} must be an integer or 1 to 3 integers, got {v!r}")
+        raise errors.LaunchError(f"{what} must be an integer or 1 to 3 integers, got {v!r}")
     if not 1 <= len(t) <= 3 or not all(_is_int(x) and int(x) >= 1 for x in t):
-        raise E.LaunchError(f"{what} must be 1 to 3 positive integers, got {v!r}")
+        raise errors.LaunchError(f"{what} must be 1 to 3 positive integers, got {v!r}")
     return tuple(int(x) for x in t) + (1,) * (3 - len(t))
 
 
 def _positive(value, what: str) -> int:
     if not _is_int(value) or value <= 0:
-        raise E.LaunchError(f"{what} must be a positive integer, got {value!r}")
+        raise errors.LaunchError(f"{what} must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -83,20 +87,20 @@ class RawModule:
             try:
                 code, warning = read_ptx(filename)
             except InputError as e:
-                raise E.ModuleError(str(e), []) from None
+                raise errors.ModuleError(str(e), []) from None
             if warning:
-                raise E.ModuleError(f"{warning}; not loaded", [])
+                raise errors.ModuleError(f"{warning}; not loaded", [])
         elif isinstance(code, (bytes, bytearray)):
             code = bytes(code).decode("utf-8", errors="replace")
         elif not isinstance(code, str):
             raise TypeError(f"code= takes PTX text, not {type(code).__name__}")
         memory_budget = _positive(memory_budget, "memory_budget")
         module = parse(code, filename=filename)
-        errors = [d for d in module.diagnostics if d.severity == "error"]
-        if errors:
-            lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in errors]
-            raise E.ModuleError(f"{filename}: the module has {len(errors)} syntax error(s):\n" +
-                                "\n".join(lines), errors)
+        syntax_errors = [d for d in module.diagnostics if d.severity == "error"]
+        if syntax_errors:
+            lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in syntax_errors]
+            raise errors.ModuleError(f"{filename}: the module has {len(syntax_errors)} syntax error(s):\n" +
+                                "\n".join(lines), syntax_errors)
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)
@@ -104,13 +108,13 @@ class RawModule:
             self.program = Program(module, self.gmem)
             self.program.init_variables()
         except CompileError as e:  # e.g. an initializer naming no variable
-            raise E.ModuleError(f"{filename}: {e}", []) from None
+            raise errors.ModuleError(f"{filename}: {e}", []) from None
 
     def get_function(self, name: str) -> "Kernel":
         f = self.program.funcs.get(name)
         if f is None or not f.node.is_entry:
             entries = sorted(n for n, fn in self.program.funcs.items() if fn.node.is_entry)
-            raise E.LaunchError(f"{self.filename}: no kernel named `{name}`; kernels: "
+            raise errors.LaunchError(f"{self.filename}: no kernel named `{name}`; kernels: "
                                 f"{', '.join(entries) or '(none)'}")
         return Kernel(self, name)
 
@@ -132,36 +136,53 @@ class Kernel:
         self.name = name
         self.stats: LaunchStats | None = None
         self.grid_id = 0
+        self.trace = None                    # the memory-report recorder of a running launch
 
     def __repr__(self):
         return f"<ptxld kernel {self.name} from {self.mod.filename}>"
 
-    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=(1, 1, 1),
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=None,
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
-                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None) -> LaunchStats:
+                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None, memory_report=False,
+                 async_copies: str = "wait"):
         """Run the kernel. NumPy arrays the kernel wrote are written back (a read-only array is
-        an input: a store into it faults); `stats.written` lists them. Returns launch statistics."""
-        grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
+        an input: a store into it faults); `stats.written` lists them. Returns launch statistics,
+        or with `memory_report` (True, or the report's options) the memory report of the launch
+        (`ptxld.memreport`), which carries the statistics as `.stats`.
+
+        `cluster`: None takes the kernel's `.reqnctapercluster` (else clusters of one).
+        `async_copies` picks when asynchronous copies land (docs/async-copies.md): "wait" (at
+        the first wait that covers them) or "late" (as late as the PTX ISA allows)."""
+        if async_copies not in ASYNC_MODES:
+            raise errors.LaunchError(f"async_copies={async_copies!r}: expected one of {', '.join(ASYNC_MODES)}")
+        self.async_mode = async_copies
+        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
+        cluster, self.explicit_cluster = launch_cluster(
+            self.name, self.mod.program.funcs[self.name].node,
+            None if cluster is None else _dim3(cluster, "cluster"))
         max_steps = _positive(max_steps, "max_steps")
         batch_threads = _positive(batch_threads, "batch_threads")
         self.max_call_depth = _positive(max_call_depth, "max_call_depth")
         problems = launch_problems(grid, block, cluster, target_number(self.mod.module.targets))
         if problems:
-            raise E.LaunchError("; ".join(problems))
+            raise errors.LaunchError("; ".join(problems))
         if any(g % c for g, c in zip(grid, cluster)):
-            raise E.LaunchError(f"grid {grid} is not a whole number of clusters {cluster}")
+            raise errors.LaunchError(f"grid {grid} is not a whole number of clusters {cluster}")
         if shared_mem < 0:
-            raise E.LaunchError("shared_mem must be >= 0")
+            raise errors.LaunchError("shared_mem must be >= 0")
         prog = self.mod.program
-        self.explicit_cluster = cluster != (1, 1, 1)
         self.grid_id += 1
         t0 = time.perf_counter()
         gmem = self.mod.gmem
+        recorder = new_recorder(self, None if memory_report is True else memory_report) \
+            if memory_report else None
         segs, param_seg = self._bind(args)
+        self.trace = recorder
         try:
             stats = self._run(grid, block, cluster, shared_mem, param_seg, max_steps,
                               batch_threads, progress)
         finally:
+            self.trace = None
             mine = {id(x[3]) for x in segs} | {id(param_seg)}
             gmem.segments = [s for s in gmem.segments if id(s) not in mine]
             gmem.bases = [s.base for s in gmem.segments]
@@ -171,7 +192,8 @@ class Kernel:
             data = seg.data[:seg.size]
             if np.array_equal(data, raw):
                 continue  # not written (or written with the same bytes): an input, left alone
-            written.append(k)
+            if k is not None:  # (a tensor map's array is no argument of its own)
+                written.append(k)
             if arr.flags.c_contiguous:
                 arr.reshape(-1).view(np.uint8)[:] = data
             else:
@@ -179,14 +201,14 @@ class Kernel:
         stats.written = tuple(written)
         stats.seconds = time.perf_counter() - t0
         self.stats = stats
-        return stats
+        return stats if recorder is None else recorder.finish(stats)
 
     # ------------------------------------------------------------------ arguments
     def _bind(self, args):
         prog = self.mod.program
         plist = prog.kernel_params[self.name]
         if len(args) != len(plist):
-            raise E.LaunchError(f"kernel `{self.name}` takes {len(plist)} argument(s), got {len(args)}")
+            raise errors.LaunchError(f"kernel `{self.name}` takes {len(plist)} argument(s), got {len(args)}")
         size = max(1, max((o + s for _, o, s in plist), default=0))
         buf = np.zeros(_align_up(size, 32), np.uint8)
         segs = []
@@ -194,11 +216,11 @@ class Kernel:
         for k, ((p, off, psize), a) in enumerate(zip(plist, args)):
             if isinstance(a, np.ndarray):
                 if psize * 8 != prog.layout.bits:
-                    raise E.LaunchError(f"argument {k}: a NumPy array is passed as a pointer, but "
+                    raise errors.LaunchError(f"argument {k}: a NumPy array is passed as a pointer, but "
                                         f"parameter `{p.name}` is {p.type}{'[]' if p.dims else ''} "
                                         f"({psize} bytes)")
                 if a.dtype.hasobject:
-                    raise E.LaunchError(f"argument {k}: an array of Python objects ({a.dtype}) has "
+                    raise errors.LaunchError(f"argument {k}: an array of Python objects ({a.dtype}) has "
                                         "no bytes to pass to the kernel")
                 raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
                 # a read-only array (`setflags(write=False)`, a read-only memory map) is an
@@ -208,15 +230,17 @@ class Kernel:
                 seg = gmem.alloc(raw.size, name, align=256, data=raw, readonly=readonly)
                 segs.append((k, a, raw, seg))
                 blob = seg.base.to_bytes(psize, "little")
-            elif isinstance(a, (bytes, bytearray, np.void)):
+            elif isinstance(a, (bytes, bytearray, np.void, TensorMap)):
                 blob = bytes(a) if not isinstance(a, np.void) else a.tobytes()
                 if len(blob) > psize:
-                    raise E.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
+                    raise errors.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
                                         f"of {psize} bytes")
                 blob = blob + b"\0" * (psize - len(blob))
             else:
                 blob = _scalar_bytes(a, p, k)
             buf[off:off + psize] = np.frombuffer(blob, np.uint8)
+        segs += bind_tensor_maps(args, segs, gmem)
+        self.bound = segs
         L = prog.layout
         param_seg = Segment(L.param, size, buf, "kernel parameters", readonly=True)
         gmem.charge(size, "kernel parameters")
@@ -299,34 +323,34 @@ def _cta_coords(first: int, stop: int, ncl, cluster) -> np.ndarray:
 def _scalar_bytes(a, p, k) -> bytes:
     t = p.type
     if p.dims:
-        raise E.LaunchError(f"argument {k}: parameter `{p.name}` is a {t} array; pass bytes or a "
+        raise errors.LaunchError(f"argument {k}: parameter `{p.name}` is a {t} array; pass bytes or a "
                             f"structured NumPy scalar")
-    w = T.WIDTH.get(t)
+    w = ptxtypes.WIDTH.get(t)
     if w is None or w == 1:
-        raise E.LaunchError(f"argument {k}: unsupported parameter type {t}")
+        raise errors.LaunchError(f"argument {k}: unsupported parameter type {t}")
     nb = w // 8
     if isinstance(a, np.generic):
         if a.dtype.itemsize != nb:
-            raise E.LaunchError(f"argument {k}: {a.dtype} ({a.dtype.itemsize} bytes) for parameter "
+            raise errors.LaunchError(f"argument {k}: {a.dtype} ({a.dtype.itemsize} bytes) for parameter "
                                 f"`{p.name}` of type {t} ({nb} bytes)")
         # a bit-size parameter takes any value of its size; others want the same kind of number
-        if t[1] != "b" and (a.dtype.kind == "f") != T.is_float(t):
+        if t[1] != "b" and (a.dtype.kind == "f") != ptxtypes.is_float(t):
             what = "a floating-point" if a.dtype.kind == "f" else "an integer"
-            raise E.LaunchError(f"argument {k}: {what} value ({a.dtype}) for parameter `{p.name}` "
+            raise errors.LaunchError(f"argument {k}: {what} value ({a.dtype}) for parameter `{p.name}` "
                                 f"of type {t}")
         return a.tobytes()
     if isinstance(a, bool) or isinstance(a, int):
-        if T.is_float(t):
-            return int(T.float_bits(float(a), t)).to_bytes(nb, "little")
+        if ptxtypes.is_float(t):
+            return int(ptxtypes.float_bits(float(a), t)).to_bytes(nb, "little")
         lo = 0 if t[1] == "u" else -(1 << (w - 1))
         hi = (1 << (w - 1)) - 1 if t[1] == "s" else (1 << w) - 1
         if not lo <= a <= hi:
-            raise E.LaunchError(f"argument {k}: {a} does not fit parameter `{p.name}` of type {t} "
+            raise errors.LaunchError(f"argument {k}: {a} does not fit parameter `{p.name}` of type {t} "
                                 f"({lo} to {hi})")
         return (a & ((1 << w) - 1)).to_bytes(nb, "little")
     if isinstance(a, float):
-        if not T.is_float(t) and t[1] != "b":
-            raise E.LaunchError(f"argument {k}: float {a} for integer parameter `{p.name}` ({t})")
-        ft = t if T.is_float(t) else {2: ".f16", 4: ".f32", 8: ".f64"}[nb]
-        return int(T.float_bits(a, ft)).to_bytes(nb, "little")
-    raise E.LaunchError(f"argument {k}: cannot pass {type(a).__name__} to parameter `{p.name}`")
+        if not ptxtypes.is_float(t) and t[1] != "b":
+            raise errors.LaunchError(f"argument {k}: float {a} for integer parameter `{p.name}` ({t})")
+        ft = t if ptxtypes.is_float(t) else {2: ".f16", 4: ".f32", 8: ".f64"}[nb]
+        return int(ptxtypes.float_bits(a, ft)).to_bytes(nb, "little")
+    raise errors.LaunchError(f"argument {k}: cannot pass {type(a).__name__} to parameter `{p.name}`")

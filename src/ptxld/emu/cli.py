@@ -83,34 +83,45 @@ def _writable_dir(path: str) -> None:
         raise click.BadParameter(f"{path} is not writable", param_hint="--out")
 
 
-@click.command("run")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX.")
-@click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z].")
-@click.option("--block", "-b", required=True, help="Block size X[,Y,Z].")
-@click.option("--cluster", default="1", help="Cluster size X[,Y,Z] (sm_90).")
-@click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Write the buffers the kernel wrote here instead of back into their .npy files.")
-@click.option("--max-steps", default=DEFAULT_MAX_STEPS, show_default=True, type=int, callback=_positive,
-              help="Instruction-step budget (a runaway loop stops with an error).")
-@click.option("--memory-budget", default=DEFAULT_MEMORY_BUDGET, show_default=True, type=int,
-              callback=_positive, help="Bytes the emulator may allocate (buffers, shared, local, "
-              "registers).")
-@click.option("--max-call-depth", default=DEFAULT_MAX_CALL_DEPTH, show_default=True, type=int,
-              callback=_positive, help="Deepest call chain (recursion) a thread may build.")
-@click.option("--quiet", "-q", is_flag=True, help="No summary.")
-@click.argument("args", nargs=-1)
-def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, memory_budget,
-            max_call_depth, quiet, args):
-    """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024).
+def run_options(fn):
+    """The options and arguments of `ptxld run` (shared with its memory-report flavour, which
+    adds its own options and passes these on to `run_kernel`)."""
+    for deco in reversed((
+        click.argument("file", type=click.Path(exists=True, dir_okay=False)),
+        click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX."),
+        click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z]."),
+        click.option("--block", "-b", required=True, help="Block size X[,Y,Z]."),
+        click.option("--cluster", default=None, help="Cluster size X[,Y,Z] (sm_90; default: the kernel's "
+                     ".reqnctapercluster, else 1)."),
+        click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+                     help="Write the buffers the kernel wrote here instead of back into their .npy files."),
+        click.option("--max-steps", default=DEFAULT_MAX_STEPS, show_default=True, type=int, callback=_positive,
+                     help="Instruction-step budget (a runaway loop stops with an error)."),
+        click.option("--memory-budget", default=DEFAULT_MEMORY_BUDGET, show_default=True, type=int,
+                     callback=_positive, help="Bytes the emulator may allocate (buffers, shared, local, "
+                     "registers)."),
+        click.option("--max-call-depth", default=DEFAULT_MAX_CALL_DEPTH, show_default=True, type=int,
+                     callback=_positive, help="Deepest call chain (recursion) a thread may build."),
+        click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
+                     help="When asynchronous copies land: at the first wait covering them (default), or "
+                     "as late as the PTX ISA allows (surfaces missing waits)."),
+        click.option("--quiet", "-q", is_flag=True, help="No summary."),
+        click.argument("args", nargs=-1),
+    )):
+        fn = deco(fn)
+    return fn
 
-    Only the buffers the kernel wrote are saved (in place, or into --out DIR)."""
+
+def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, memory_budget,
+               max_call_depth, async_copies, args, memory_report=False):
+    """Run a kernel as `ptxld run` does: exit 1 with the error on a fault, save the buffers the
+    kernel wrote. Returns the launch statistics (or the memory report, when asked for)."""
     _, warning = read_ptx(file)  # not PTX text at all: the same error (exit 2) as `check`
     if warning:
         raise InputError(f"{warning}; not run")
     parsed = [_arg(a) for a in args]
-    dims = (_dims(grid, "--grid"), _dims(block, "--block"), _dims(cluster, "--cluster"))
+    dims = (_dims(grid, "--grid"), _dims(block, "--block"), None if cluster is None else _dims(cluster, "--cluster"))
     if out_dir is not None:
         _writable_dir(out_dir)
     # a bar only on a terminal; piped output gets the summary line alone
@@ -118,9 +129,9 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
     try:
         mod = RawModule(path=file, memory_budget=memory_budget)
         k = mod.get_function(kernel)
-        stats = k(dims[0], dims[1], [p for p, _ in parsed], shared_mem=shared_mem, cluster=dims[2],
-                  max_steps=max_steps, max_call_depth=max_call_depth,
-                  progress=progress.update if progress else None)
+        result = k(dims[0], dims[1], [p for p, _ in parsed], shared_mem=shared_mem, cluster=dims[2],
+                   max_steps=max_steps, max_call_depth=max_call_depth, async_copies=async_copies,
+                   progress=progress.update if progress else None, memory_report=memory_report)
     except EmulationError as e:
         if progress:
             progress.clear()
@@ -128,6 +139,7 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
         sys.exit(1)
     if progress:
         progress.clear()
+    stats = result.stats if memory_report else result
     arrays = [i for i, (_, path) in enumerate(parsed) if path is not None]
     for i in arrays:
         if i not in stats.written:
@@ -139,6 +151,16 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
         except OSError as e:
             click.echo(f"error: cannot write {dest}: {e.strerror or e}", err=True)
             sys.exit(2)
+    return result
+
+
+@click.command("run")
+@run_options
+def run_cmd(quiet, **run_args):
+    """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024).
+
+    Only the buffers the kernel wrote are saved (in place, or into --out DIR)."""
+    stats = run_kernel(**run_args)
     if not quiet:
         click.echo(stats.summary())
 
