@@ -117,3 +117,11 @@ def test_wmma_and_ld_models_spell_spaces_and_types_alike():
     rows = [json.loads(x) for x in CliRunner().invoke(main, ["parse", "--json", "-"], input=text).stdout.splitlines()]
     assert [(r["space"], r["type"]) for r in rows] == [(".global", ".f16"), (".global", ".f32")]
     assert [i.load.type for i in ptxld.parse(text).loads()] == [".f16", ".f32"]
+
+
+def test_running_out_of_memory_is_a_clear_error(monkeypatch):
+    def exhausted(path):
+        raise MemoryError
+    monkeypatch.setattr("ptxld.cli.read_ptx", exhausted)
+    r = CliRunner().invoke(main, ["parse", "x.ptx"])
+    assert r.exit_code == 2 and "out of memory" in r.output and "internal error" not in r.output
