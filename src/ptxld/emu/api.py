@@ -13,6 +13,7 @@ from ..ptx.parser import parse
 from ..spec.launch import launch_problems, target_number
 from . import errors
 from . import ptxtypes
+from .handlers import CompileError
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .cluster_shape import launch_cluster
@@ -103,8 +104,11 @@ class RawModule:
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)
-        self.program = Program(module, self.gmem)
-        self.program.init_variables()
+        try:
+            self.program = Program(module, self.gmem)
+            self.program.init_variables()
+        except CompileError as e:  # e.g. an initializer naming no variable
+            raise errors.ModuleError(f"{filename}: {e}", []) from None
 
     def get_function(self, name: str) -> "Kernel":
         f = self.program.funcs.get(name)

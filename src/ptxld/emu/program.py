@@ -93,6 +93,7 @@ class Program:
         self.global_seg: dict = {}
         self.func_by_addr: dict[int, str] = {}
         self.local_range: dict[str, tuple[int, int]] = {}
+        self.param_offsets: dict[int, int] = {}   # id(kernel parameter) -> its byte offset
         self._place_module_variables()
         self._layout_functions()
 
@@ -247,6 +248,8 @@ class Program:
         key = (id(v), name, comp)
         s = self.slot_of.get(key)
         if s is None:
+            if v.type not in ptxtypes.WIDTH:  # a declaration the checker reports (PTX ISA types only)
+                raise CompileError(f"register `{name}` has no PTX type (`{v.type}`)")
             s = len(self.slot_width)
             self.slot_of[key] = s
             self.slot_width.append(ptxtypes.WIDTH[v.type])
@@ -322,7 +325,6 @@ class Program:
                     plist.append((p, off, var_size(p)))
                     off += var_size(p)
                 self.kernel_params[f.name] = plist
-                self.param_offsets = getattr(self, "param_offsets", {})
                 for p, o, _ in plist:
                     self.param_offsets[id(p)] = o
             else:
@@ -530,7 +532,7 @@ class Program:
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable):
-                if v.space == ".param" and id(v) in getattr(self, "param_offsets", {}):
+                if v.space == ".param" and id(v) in self.param_offsets:
                     return self.param_offsets[id(v)]
                 return self.var_address(v, generic=False)
             if node.name in self.funcs:
