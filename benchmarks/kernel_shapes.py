@@ -70,12 +70,12 @@ def timed_runs(mod, name, repeat):
     for _ in range(repeat):
         args = case.make_args()
         expected = case.reference(args)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         st = launch(kernel, case, args)
-        dt = time.perf_counter() - t
+        dt, dc = time.perf_counter() - t, time.process_time() - c
         check(case, args, expected)
         if best is None or dt < best[1]:
-            best = (st.thread_instructions, dt, case.grid, case.block)
+            best = (st.thread_instructions, dt, case.grid, case.block, dc)
     return best
 
 
@@ -189,11 +189,12 @@ def main():
     for name in a.only:
         path = ptx_path(name)
         mod = modules.get(path) or modules.setdefault(path, ptxld.RawModule(path=path))
-        ti, dt, grid, block = timed_runs(mod, name, 1 if a.quick else 3)
+        ti, dt, grid, block, cpu = timed_runs(mod, name, 1 if a.quick else 3)
         threads = int(np.prod(grid) * np.prod(block))
         one = one_cta_launch(mod, name)
         print(f"\n{name}: grid {grid} block {block}, {threads:,} threads, {ti:,} thread-instructions "
-              f"in {dt:.3f} s = {ti / dt / 1e6:.1f} M/s; 1-CTA launch {one * 1e3:.2f} ms")
+              f"in {dt:.3f} s = {ti / dt / 1e6:.1f} M/s (process CPU time {cpu:.3f} s); "
+              f"1-CTA launch {one * 1e3:.2f} ms")
         base_rate = None
         if not a.no_baseline and name not in NO_BASELINE:
             bi, bdt, bthreads = baseline(mod.module, name, a.baseline_threads)
@@ -201,7 +202,7 @@ def main():
             print(f"  baseline (per-thread Python, {bthreads:,} of {threads:,} threads): {bi:,} in "
                   f"{bdt:.2f} s = {base_rate / 1e6:.3f} M/s -> full size ~{ti / base_rate:.0f} s; "
                   f"emulator / baseline = {ti / dt / base_rate:.0f}x")
-        rows.append((name, threads, ti, dt, one, base_rate))
+        rows.append((name, threads, ti, dt, one, base_rate, cpu))
         if not (a.quick or a.quick3):
             total, spent = breakdown(name)
             ops = sum(spent.values())
@@ -212,10 +213,11 @@ def main():
     if a.json:
         Path(a.json).write_text(json.dumps([
             {"kernel": name, "threads": threads, "thread_instructions": ti, "seconds": dt,
-             "one_cta_seconds": one, "baseline_rate": br} for name, threads, ti, dt, one, br in rows]))
+             "cpu_seconds": cpu, "one_cta_seconds": one, "baseline_rate": br}
+            for name, threads, ti, dt, one, br, cpu in rows]))
     print("\n| kernel | threads | thread-instructions | seconds | M thread-instr/s | 1-CTA launch | baseline M/s | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, threads, ti, dt, one, br in rows:
+    for name, threads, ti, dt, one, br, _ in rows:
         b = f"{br / 1e6:.3f} | {ti / dt / br:.0f}x" if br else "- | -"
         print(f"| {name} | {threads:,} | {ti:,} | {dt:.3f} | {ti / dt / 1e6:.1f} | {one * 1e3:.2f} ms | {b} |")
 
