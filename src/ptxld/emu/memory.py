@@ -156,6 +156,7 @@ class Spaces:
         self.cta_of = cta_of                     # thread -> CTA index in batch
         self.n_threads = n_threads
         self._shared_base = None                 # thread -> byte offset of its CTA's shared memory
+        self._all_threads = None
         self.shared_size = shared_size
         self.shared_stride = _padded(shared_size)
         self.local_size = local_size
@@ -256,13 +257,20 @@ class Spaces:
                         f"(the kernel's .local variables)", int(bad.sum()))
         return (self.local, tids.astype(np.intp) * self.local_stride + addr.astype(np.intp), None)
 
+    @property
+    def all_threads(self) -> np.ndarray:
+        """0 .. n_threads-1, one shared read-only array (the thread list of every-thread sets)."""
+        if self._all_threads is None:
+            self._all_threads = np.arange(self.n_threads)
+            self._all_threads.flags.writeable = False
+        return self._all_threads
+
     def shared_base(self, tids) -> np.ndarray:
         """Byte offset of each thread's own CTA shared memory in the batch's shared array."""
         base = self._shared_base
         if base is None:
             base = self._shared_base = self.cta_of.astype(np.intp) * self.shared_stride
-        # thread sets are sorted and distinct: one as long as the batch is every thread
-        return base if len(tids) == self.n_threads else base[tids]
+        return base if tids is self._all_threads else base[tids]
 
     def _shared(self, addr, nbytes, tids, write, cluster: bool):
         if len(addr) and int(addr.max()) + nbytes <= self.shared_size:
