@@ -13,7 +13,8 @@ For each shape, in one run:
    checked against the NumPy reference;
 2. where the time goes: one more launch with every compiled instruction timed, summed per
    instruction class (mnemonic and state space); the rest is scheduling, merging and launch;
-3. the fixed cost of a launch: a one-CTA launch after the first, best of five;
+3. the cost of a small launch: a one-CTA launch after the first, best of five (and once, the
+   fixed cost of any launch: a 6-instruction kernel's);
 4. the baseline (benchmarks/scalar_baseline.py): a per-thread Python interpreter over the same
    parsed program. It runs the small test size in full (output checked against the reference),
    then a subsample of the benchmark size's CTAs (about --baseline-threads threads); its rate on
@@ -132,6 +133,38 @@ def one_cta_launch(mod, name, repeat=5):
     return best
 
 
+TINY = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry tiny(.param .u64 p)
+{
+.reg .b32 %r<2>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [p];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r1;
+ret;
+}
+"""
+
+
+def fixed_launch_cost(repeat=20) -> float:
+    """Seconds of a one-CTA launch of a 6-instruction kernel after a first one: what every
+    launch costs besides its instructions (arguments, batch set-up, results copied back)."""
+    kernel = ptxld.RawModule(code=TINY).get_function("tiny")
+    out = np.zeros(256, np.int32)
+    kernel(1, 256, [out])
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        kernel(1, 256, [out])
+        best = min(best, time.perf_counter() - t)
+    assert np.array_equal(out, np.arange(256))
+    return best
+
+
 # ---------------------------------------------------------------------------- baseline
 
 def _baseline_memory(interp, args):
@@ -184,6 +217,8 @@ def main():
     a = ap.parse_args()
     print(f"# ptxld kernel-shape benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()}")
+    print(f"fixed cost of a launch (1 CTA, 6 instructions, best of 20): "
+          f"{fixed_launch_cost() * 1e3:.3f} ms")
     modules = {}
     rows = []
     for name in a.only:
