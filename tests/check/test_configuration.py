@@ -38,7 +38,7 @@ def test_prefixes_and_the_most_specific_selector_wins():
 
 
 def test_syntax_errors_are_not_rules():
-    text = Example(body="ld.global.u32 %r1 [%rd0];").source()
+    text = Example(body="ld.global.u32 %r1, [%rd0;").source()
     assert "PTX0001" in {d.code for d in check_source(text, select=["PTX02"])}
 
 

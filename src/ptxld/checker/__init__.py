@@ -8,7 +8,8 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
-from ..ptx.syntax import operand_errors
+from ..ptx.source import Source
+from ..ptx.syntax import non_ascii_error, operand_errors
 # the rule modules: each registers its checking functions and their rules on import
 from . import header, names, ld, gates, operands, records, wmma, suppress  # noqa: F401 (in this order)
 from .context import Checker
@@ -40,6 +41,9 @@ def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
     """`check_source` without the cap on the number of diagnostics and the suppression
     comments; `skip_bodies` leaves those function bodies unchecked (see `parse`); `enabled`: the
     codes to report (None: all)."""
+    if not source.isascii():
+        # ptxas stops at the first non-ASCII character: one error, not a cascade after it
+        return [non_ascii_error(Source(source, filename))]
     try:
         # operands are parsed (and checked) as the rules need them
         module = parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)

@@ -10,6 +10,7 @@ import click
 
 from ..io import InputError, read_ptx
 from ..ptx.loads import WmmaLoadModel
+from ..spec.targets import DEFAULT_TARGET
 from . import check_source
 from .config import ConfigError, settings_for
 from .docs import rule_page
@@ -63,6 +64,9 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
     gc.disable()
     texts, io_failed, undecodable = [], False, set()
     settings, found = [], {}  # (strict, enabled codes) per text; configuration files read
+    # `--fix --format json -`: the fixed text is on stdout, the JSON report alone on stderr
+    quiet_stderr = fix and fmt != "text" and "-" in files
+    files, io_failed = _expand_directories(files)
     for file in files:
         try:
             text, warning = read_ptx(file)
@@ -71,7 +75,8 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
             io_failed = True
             continue
         if warning:
-            click.echo(f"warning: {warning}", err=True)
+            if not quiet_stderr:  # the report carries it as an error (non-ASCII)
+                click.echo(f"warning: {warning}", err=True)
             undecodable.add(len(texts))
         texts.append((file if file != "-" else "<stdin>", text))
         try:
@@ -79,7 +84,7 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
         except (ConfigError, SelectionError) as e:
             raise click.UsageError(str(e))
     if fix:
-        results, report_to_stderr = _fix_files(texts, settings, undecodable)
+        results, report_to_stderr = _fix_files(texts, settings, undecodable, quiet_stderr)
     else:
         results, report_to_stderr = _check_all(texts, settings), False
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
@@ -90,7 +95,7 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
     if fmt == "json":
         click.echo(render_json(named), nl=False, err=report_to_stderr)
     elif fmt == "sarif":
-        click.echo(render_sarif(named), nl=False, err=report_to_stderr)
+        click.echo(render_sarif(named, dict(texts)), nl=False, err=report_to_stderr)
     elif any(diags for _, diags in named):
         stream = sys.stderr if report_to_stderr else sys.stdout
         paint = use_color(stream) if color is None else color
@@ -119,14 +124,33 @@ def _settings(file: str, strict: bool, select: tuple, ignore: tuple, config, iso
     return strict or got.strict, None if enabled is None else sorted(enabled)
 
 
-def _fix_files(texts: list, settings: list, undecodable: set) -> tuple[list, bool]:
+def _expand_directories(files) -> tuple[list, bool]:
+    """FILES with each directory replaced by the `.ptx` files under it (sorted); and whether a
+    directory held none (an I/O problem, as a missing file is)."""
+    out, failed = [], False
+    for f in files:
+        if f != "-" and os.path.isdir(f):
+            found = sorted(os.path.join(d, n) for d, _, names in os.walk(f) for n in names
+                           if n.endswith(".ptx"))
+            if not found:
+                click.echo(f"error: {f}: a directory with no .ptx files", err=True)
+                failed = True
+            out += found
+        else:
+            out.append(f)
+    return out, failed
+
+
+def _fix_files(texts: list, settings: list, undecodable: set, quiet: bool = False) -> tuple[list, bool]:
     """Fix each text (rewriting its file; standard input's goes to standard output) and return
-    the diagnostics left in each, and whether the report must go to standard error."""
+    the diagnostics left in each, and whether the report must go to standard error. `quiet`:
+    no progress lines on standard error (a machine-readable report goes there)."""
     results, to_stdout = [], None
     for i, (name, text) in enumerate(texts):
         strict, select = settings[i]
         if i in undecodable:  # writing it back would replace its undecodable bytes
-            click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
+            if not quiet:
+                click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
             results.append(_check_text((text, name, strict, select)))
             continue
         fixed, applied, diags = fix_source(text, filename=name, strict=strict, select=select)
@@ -137,7 +161,7 @@ def _fix_files(texts: list, settings: list, undecodable: set) -> tuple[list, boo
         elif applied:
             with open(name, "w", encoding="utf-8", newline="") as f:
                 f.write(fixed)
-        if applied:
+        if applied and not quiet:
             click.echo(f"{name}: fixed {applied} problem(s)", err=True)
     if to_stdout is not None:
         click.echo(to_stdout, nl=False)
@@ -172,8 +196,8 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 
 @click.command("explain")
 @click.argument("what")
-@click.option("--target", default=None, help="Check the instruction for this target (default: the newest "
-              "target ptxas 13.0 knows, sm_100a) and show the wmma fragment layout of it (default sm_90).")
+@click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Check the instruction for this "
+              "target and show its wmma fragment layout (default: the newest target ptxas 13.0 knows).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
               help="wmma.load/store: also write the fragment map as an SVG picture.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True),
@@ -186,13 +210,20 @@ def explain_cmd(what, target, svg_path, png_path):
             raise click.UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
         click.echo(rule_page(rule), nl=False)
         return
+    for path, opt in ((svg_path, "--svg"), (png_path, "--png")):
+        if path:
+            _check_output_path(path, opt)  # before any work, not after printing it
     # start-up time: the explainer and the renderer only for an instruction
-    from .explain import DEFAULT_LAYOUT_TARGET, ExplainError, explain_instruction
+    from .explain import ExplainError, explain_instruction
     from .render import render_text, use_color
     try:
         result = explain_instruction(what, target=target)
     except ExplainError as e:
         raise click.UsageError(str(e))
+    if (svg_path or png_path) and result.text:
+        if not isinstance(result.model, WmmaLoadModel):
+            raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
+                                   "an `ld` has no fragment to draw")
     if result.diagnostics:
         # what is wrong comes first, on standard output with the description (one report)
         click.echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
@@ -203,17 +234,22 @@ def explain_cmd(what, target, svg_path, png_path):
     else:
         click.echo("not explained: the instruction is not a valid load (see above)")
     if (svg_path or png_path) and result.text:
-        _write_fragment_pictures(result.model, target or DEFAULT_LAYOUT_TARGET, svg_path, png_path)
+        _write_fragment_pictures(result.model, target, svg_path, png_path)
     if result.errors:
         sys.exit(1)
+
+
+def _check_output_path(path: str, option: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
+    if not os.access(folder, os.W_OK):
+        raise click.BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)
 
 
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
     # start-up time: the pictures' code only when asked for
     from ..wmma.render import fragment_png, fragment_svg
-    if not isinstance(model, WmmaLoadModel):
-        raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
-                               "an `ld` has no fragment to draw")
     args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:

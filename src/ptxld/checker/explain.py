@@ -13,6 +13,7 @@ from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.nodes import Name, Sink, Vector
 from ..spec import ld as ld_spec
+from ..spec.targets import DEFAULT_TARGET
 from ..spec.types import kind_bits
 from .gates import ld_features
 from .snippet import SnippetError, check_loads
@@ -39,19 +40,14 @@ class Explanation:
         return [d for d in self.diagnostics if d.severity == "error"]
 
 
-#: The target an instruction is checked for when none is named: the newest ptxas 13.0 knows, so
-#: that explain states what a load needs instead of refusing it for an older GPU.
-NEWEST_TARGET = "sm_100a"
-#: The target whose wmma fragment layout is shown when none is named.
-DEFAULT_LAYOUT_TARGET = "sm_90"
 
 
 def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
-    """Check one load for `target` (default: the newest target) and describe it."""
+    """Check one load for `target` (default: DEFAULT_TARGET) and describe it."""
     if "\n" in text.strip():
         raise ExplainError("explain takes one instruction")
     try:
-        checked = check_loads(text, target=target or NEWEST_TARGET, filename="<explain>")
+        checked = check_loads(text, target=target or DEFAULT_TARGET, filename="<explain>")
     except SnippetError as e:
         raise ExplainError(str(e)) from None
     if len(checked.loads) != 1:
@@ -64,7 +60,7 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
     if isinstance(m, WmmaLoadModel):
         # start-up time: the wmma tables only when a wmma instruction is explained
         from ..wmma.render import describe_wmma_load
-        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_LAYOUT_TARGET)
+        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_TARGET)
     else:
         out.text = _describe_ld(ins, m)
     return out

@@ -102,7 +102,8 @@ def check_header(c: Checker) -> None:
         idx = items.index(it)
         prev = items[idx - 1] if idx > 0 else None
         if i > 0:
-            c.emit("PTX0107", it.start, it.start + len(".address_size"), "`.address_size` is given twice",
+            # the span is the whole directive, so that the fix removes all of it
+            c.emit("PTX0107", it.start, it.end, "`.address_size` is given twice",
                    label="redefined here", secondary=[(sizes[0].start, sizes[0].start + 13, "first here")],
                    help="remove this line", fix="")
         elif (prev is None or not (_is(prev, ".target"))) and not any(

@@ -663,6 +663,20 @@ def _destination(c: Checker, ins, m) -> None:
                     break
                 seen[x.text] = x
         return
+    if vec and isinstance(d, Name) and d.component is None:
+        var = c.lookup(ins, d.name)
+        whole = getattr(var, "vector", None) if getattr(var, "space", None) == ".reg" else None
+        if whole == vec[0]:
+            # a vector register used whole (`.reg .v4 .u32 v;` ... `ld.v4.u32 v, [a]`; PTX 8.0)
+            t = reg_type(var)
+            if t and m.type and not dest_compatible(m.type, t):
+                _type_error(c, m, d, t)
+            return
+        if whole:
+            c.emit("PTX0305", d.start, d.end, f"`{vec[0]}` loads {n} elements into the `{whole}` "
+                   f"register `{d.text}`", label=f"a {whole} register",
+                   secondary=[(vec[1], vec[2], f"{n} elements")])
+            return
     if vec:
         c.emit("PTX0305", d.start, d.end, f"`{vec[0]}` needs a vector destination `{{...}}` of {n} registers",
                label="a single operand", secondary=[(vec[1], vec[2], f"{n} elements")])

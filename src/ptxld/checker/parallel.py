@@ -129,7 +129,8 @@ def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool
     """Same diagnostics as `check_source`, computed by `workers` processes."""
     settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
     workers = workers or min(os.cpu_count() or 1, 4)
-    bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES else []
+    # a non-ASCII module is one error (see `diagnose`): nothing to share out
+    bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES and text.isascii() else []
     if len(bodies) < 2 or not hasattr(os, "fork"):
         return check_source(text, **settings)
     enabled = enabled_codes([(select, ignore)])

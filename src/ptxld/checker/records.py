@@ -144,7 +144,7 @@ def _make_plan(d, forms):
         return _NO_PLAN
     plan = []
     for _, role, _ in roles:
-        if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
+        if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
             return _NO_PLAN
         types = _role_types(role, d)
         regs = frozenset(t for t in TYPES if types is None or any(compatible(x, t) for x in types))
@@ -431,6 +431,12 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             out.append(("PTX0805", op.start, op.end,
                         f"operand `{name}` of `{ins.opcode}` must be {want}, not {_WORDS.get(kind, kind)}",
                         "wrong kind of operand"))
+            continue
+        if kind == "imm" and role.values and isinstance(op, Int) and op.value not in role.values:
+            allowed = " or ".join(str(v) for v in role.values)
+            out.append(("PTX0805", op.start, op.end,
+                        f"operand `{name}` of `{ins.opcode}` must be {allowed}, not {op.value}",
+                        "value not allowed"))
             continue
         if kind == "sreg":
             sr = decl

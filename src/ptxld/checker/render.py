@@ -158,7 +158,16 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 
-def render_sarif(results: list[tuple[str, list[Diagnostic]]]) -> str:
+def _line_col(text: str | None, offset: int, fallback: tuple[int, int]) -> tuple[int, int]:
+    if text is None or not 0 <= offset <= len(text):
+        return fallback
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def render_sarif(results: list[tuple[str, list[Diagnostic]]], texts: dict[str, str] | None = None) -> str:
+    """SARIF 2.1.0; `texts` (file name -> its text) gives related locations their line and
+    column (without it they carry the primary location's line)."""
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     driver_rules = [{
@@ -183,11 +192,17 @@ def render_sarif(results: list[tuple[str, list[Diagnostic]]]) -> str:
             if d.code in index:
                 res["ruleIndex"] = index[d.code]
             if d.secondary:
-                res["relatedLocations"] = [{
-                    "id": i + 1, "message": {"text": s.message},
-                    "physicalLocation": {"artifactLocation": {"uri": _uri(name)},
-                                         "region": {"charOffset": s.start, "charLength": max(1, s.end - s.start)}}}
-                    for i, s in enumerate(d.secondary)]
+                text = (texts or {}).get(name)
+                related = []
+                for i, s in enumerate(d.secondary):
+                    line, col = _line_col(text, s.start, (d.line, d.column))
+                    related.append({
+                        "id": i + 1, "message": {"text": s.message},
+                        "physicalLocation": {"artifactLocation": {"uri": _uri(name)},
+                                             "region": {"startLine": line, "startColumn": col,
+                                                        "charOffset": s.start,
+                                                        "charLength": max(1, s.end - s.start)}}})
+                res["relatedLocations"] = related
             if d.fix is not None:
                 res["fixes"] = [{"description": {"text": d.help or "apply the suggested fix"},
                                  "artifactChanges": [{"artifactLocation": {"uri": _uri(name)},

@@ -22,7 +22,12 @@ from .threadset import merge
 EMPTY = np.empty(0, np.intp)
 
 
+# the deepest call chain a thread may build (`max_call_depth` of a launch)
+DEFAULT_MAX_CALL_DEPTH = 1024
+
+
 class Batch:
+    max_call_depth = DEFAULT_MAX_CALL_DEPTH
     def __init__(self, launch, prog, spaces, *, cta_coords, n_slots_per_cta, block, grid,
                  cluster, dyn_smem, live_per_cta, tid_xyz, max_steps, progress=None):
         keep_heap()
@@ -58,6 +63,7 @@ class Batch:
         self.max_steps = max_steps
         self.progress = progress
         self.clock0 = time.perf_counter_ns()
+        self.trace = getattr(launch, "trace", None)      # memory-access recorder (emu/trace.py)
 
     # ------------------------------------------------------------------ registers
     def count(self, idx) -> int:

@@ -137,6 +137,14 @@ def _first(bad: np.ndarray) -> int:
     return int(np.flatnonzero(bad)[0])
 
 
+# an address below this is a null pointer plus an offset, not a stray address near a buffer
+NEAR_NULL = 1 << 16
+
+
+def _null(a: int) -> str:
+    return "through a null pointer" if a == 0 else f"near null (address {a:#x}: a null pointer plus an offset)"
+
+
 def describe_segment(seg: Segment, a: int) -> str:
     where = (f"{a - seg.end} bytes after" if a >= seg.end else
              f"{seg.base - a} bytes before" if a < seg.base else "inside")
@@ -217,7 +225,8 @@ class Spaces:
             pos = _first(~ok)
             a = int(addr[pos])
             near = self.g.nearest(a)
-            why = describe_segment(near, a) if near is not None else "no allocation exists"
+            why = (_null(a) if a < NEAR_NULL else
+                   describe_segment(near, a) if near is not None else "no allocation exists")
             raise Fault(errors.OutOfBoundsError, pos if offset_pos is None else int(offset_pos[pos]), a, space,
                         f"out-of-bounds {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access {why}",

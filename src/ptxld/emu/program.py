@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
+from ..ptx.nodes import ELEMENT, Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
 from ..spec.opcodes import special_register
 from . import errors
 from . import ptxtypes
 # the semantics modules register their handlers on import
-from . import sem_mem, sem_warp  # noqa: F401
+from . import sem_cache, sem_mem, sem_warp  # noqa: F401
 from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
@@ -378,10 +378,27 @@ class Program:
                 addr = self.operand_address_constant(node, ins)
                 return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
             raise CompileError(f"unknown operand `{node.text}`")
+        if isinstance(node, Expr) and node.op == ELEMENT and not isinstance(node.args[1], Int):
+            # `buf[%r1]`: the array's address plus the index register times the element size
+            addr = self.operand_address_constant(node.args[0], ins)
+            scale = self.element_size(node.args[0], ins)
+            index = self.source(node.args[1], ".s64", ins)
+            if w not in ptxtypes.UINT:
+                raise CompileError(f"an array element's address cannot be read as {t}")
+            dtype = ptxtypes.UINT[w]
+            return lambda b, idx: (index(b, idx).view(np.int64) * scale + addr).astype(dtype)
         if isinstance(node, Expr):
             addr = self.operand_address_constant(node, ins)
             return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
         raise CompileError(f"unsupported operand {type(node).__name__}")
+
+    def element_size(self, array: Name, ins) -> int:
+        """The bytes one index step of `array[i]` moves: its scalar type's size (ptxas scales by
+        the element type alone: a `.v4 .u32` or two-dimensional array steps by 4 too)."""
+        v = self.lookup(array.name, ins)
+        if not isinstance(v, Variable) or not v.dims:
+            raise CompileError(f"`{array.name}` is not an array: it cannot be indexed")
+        return max(1, ptxtypes.WIDTH[v.type] // 8)
 
     def operand_address_constant(self, node, ins) -> int:
         """`var` / `var+imm` used as a value: its address in its own state space."""
@@ -394,6 +411,9 @@ class Program:
             if node.name in self.funcs:
                 return self.funcs[node.name].address
             raise CompileError(f"`{node.text}` is not a variable or function")
+        if isinstance(node, Expr) and node.op == ELEMENT and isinstance(node.args[1], Int):
+            base = self.operand_address_constant(node.args[0], ins)
+            return base + node.args[1].value * self.element_size(node.args[0], ins)
         if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[1], Int):
             base = self.operand_address_constant(node.args[0], ins)
             return base + (node.args[1].value if node.op == "+" else -node.args[1].value)

@@ -69,10 +69,9 @@ def compile_trap(op, prog):
     op.run = run
 
 
-@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "prefetch", "prefetchu",
-         "discard", "applypriority", "griddepcontrol", "setmaxnreg")
+@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "griddepcontrol", "setmaxnreg")
 def compile_noop(op, prog):
-    # A sequential emulator is sequentially consistent: fences and cache hints are no-ops.
+    # A sequential emulator is sequentially consistent: fences are no-ops (cache hints: sem_cache).
     op.run = lambda b, act: None
 
 
@@ -213,9 +212,10 @@ def enter(b, op, f, act, ret_targets, arg_sources):
             b.stack.append(np.zeros(b.N, np.int32))
         b.stack[level][t[d == level]] = rid
     b.depth[t] += 1
-    if b.depth[t].max() > 1024:
-        raise Fault(errors.StepBudgetError, 0, None, None, "call depth above 1024 (runaway recursion?)",
-                    "recursion that terminates")
+    if b.depth[t].max() > b.max_call_depth:
+        raise Fault(errors.StepBudgetError, 0, None, None,
+                    f"call depth above {b.max_call_depth} (runaway recursion?)",
+                    "recursion that terminates, or a larger max_call_depth")
     return f.entry_pc, (None if len(t) == b.N else t)
 
 
@@ -369,8 +369,31 @@ def arrive(b, op, bid, t, cnts, wait, pv):
         red["true"] += np.bincount(ctas, weights=pv.astype(np.int64), minlength=nct).astype(np.int64)
         red["n"] += np.bincount(ctas, minlength=nct)
     if wait:
-        b.bar_wait.setdefault(bid, []).append((op.pc, t))
+        waiting = b.bar_wait.setdefault(bid, [])
+        if waiting and op.info.get("aligned"):
+            _no_split_warp(b, op, bid, t, waiting)
+        waiting.append((op.pc, t))
     complete_barrier(b, bid)
+
+
+def _no_split_warp(b, op, bid, t, waiting) -> None:
+    """An aligned barrier (`bar.sync`, `barrier.sync.aligned`) is executed by whole warps: lanes of
+    a warp that arrive while other lanes of the same warp already wait at it were split by
+    divergent control flow around the barrier, which the PTX ISA leaves undefined. (Lanes that
+    reconverge before the barrier arrive together; the non-`.aligned` `barrier.sync` allows the
+    split.)"""
+    warps = t // 32
+    for pc, w in waiting:
+        if pc != op.pc:
+            continue  # two barrier instructions: `complete_barrier` reports that divergence
+        both = np.intersect1d(np.unique(w // 32), np.unique(warps))
+        if len(both):
+            lane = t[warps == both[0]][0]
+            raise b.error(errors.BarrierError, op, lane,
+                          f"aligned barrier {bid} in divergent code: lanes of one warp reach it "
+                          "separately (others of the warp already wait there)",
+                          "the whole warp to execute an aligned barrier together; use the "
+                          "non-.aligned `barrier.sync` where threads of a warp diverge")
 
 
 def complete_barrier(b, bid) -> bool:

@@ -1,7 +1,7 @@
-"""Memory instructions: ld, ldu, ld.global.nc, st, atom, red, cvta, isspacep, mapa, getctarank,
-createpolicy. Memory orders, scopes, cache operators, eviction priorities, prefetch sizes and
-cache policies are accepted and do not change values (a sequential emulator is sequentially
-consistent)."""
+"""Memory instructions: ld, ldu, ld.global.nc, st, atom, red, cvta, isspacep, mapa, getctarank.
+Memory orders, scopes, cache operators, eviction priorities, prefetch sizes and cache policies
+are accepted and do not change values (a sequential emulator is sequentially consistent); with a
+memory report on, each access is told to the recorder (`trace.record`, emu/trace.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,6 +13,7 @@ from . import ptxtypes
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter, stable_order
 from .alu import atom_combine
 from .handlers import CompileError, handler
+from .trace import hints_of
 
 def _access(ins) -> tuple[str, str, int, int, int]:
     """(state space or "generic", type, vector length, type width in bits, bytes moved) of an
@@ -80,6 +81,12 @@ class AddressOperand:
             return
         raise CompileError(f"`{addr.base.name}` is not a register or an addressable variable")
 
+    def addresses(self, b, act) -> np.ndarray:
+        """Per-thread addresses for the trace (a per-thread .param variable: its offset)."""
+        if self.pvar is not None:
+            return np.full(b.count(act), self.off, np.uint64)
+        return self.values(b, act)
+
     def values(self, b, act) -> np.ndarray:
         if self.uniform is not None:
             return np.full(b.count(act), self.uniform, np.uint64)
@@ -91,6 +98,13 @@ class AddressOperand:
         if self.mask != 0xFFFFFFFFFFFFFFFF:
             r = r & np.uint64(self.mask)
         return r
+
+
+def _policy_source(prog, ins, hints):
+    """The cache-policy operand (last) of an access with .L2::cache_hint, else None."""
+    if not hints.cache_hint:
+        return None
+    return prog.source(ins.operands[-1], ".b64", ins)
 
 
 def _uniform_space(space: str) -> bool:
@@ -192,10 +206,16 @@ def compile_ld(op, prog):
         a = model.address
         windows = ld_spec.generic_windows(model.quals, is_256_bit=model.is_256_bit,
                                      unified=a is not None and a.unified)
+    hints = hints_of(ins.decoded)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         if windows is not None:
             _require_window(b, aop, act, windows, ins.opcode)
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, ins.decoded.mnemonic, space, act, aop.addresses(b, act), nbytes, hints,
+                      policy(b, act) if policy else None)
         vals = read_memory(b, aop, space, act, width, count, nbytes)
         for k, d in enumerate(dests):
             if d is not None:
@@ -214,9 +234,15 @@ def compile_st(op, prog):
     keep = [not isinstance(x, Sink) for x in items]
     srcs = [None if isinstance(x, Sink) else prog.source(x, t, ins) for x in items]
     aop = AddressOperand(prog, ops[0], space, ins)
+    hints = hints_of(ins.decoded)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         n = b.count(act)
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, "st", space, act, aop.addresses(b, act), nbytes, hints,
+                      policy(b, act) if policy else None)
         if width == 128:
             vals = np.zeros((n, count, 2), np.uint64)
         else:
@@ -264,10 +290,16 @@ def compile_atom(op, prog):
     nsrc = 2 if name == "cas" else 1
     srcs = [prog.source(x, t, ins) for x in ops[:nsrc]]
     int_add = name == "add" and t[1] in "us"
+    hints = hints_of(d)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         n = b.count(act)
         addr = aop.values(b, act)
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, d.mnemonic, space, act, addr, width // 8, hints,
+                      policy(b, act) if policy else None)
         parts = b.sp.resolve(space, addr, width // 8, b.threads(act), True)
         bv = [s(b, act) for s in srcs]
         old_all = np.zeros(n, ptxtypes.UINT[width]) if width != 128 else np.zeros((n, 2), np.uint64)
@@ -466,12 +498,3 @@ def compile_getctarank(op, prog):
         own = b.sp.rank_of[b.cta_of[b.threads(act)]]
         dest(b, act, np.where(rank == 0, own, rank - 1).astype(np.uint32))
     op.run = run
-
-
-@handler("createpolicy")
-def compile_createpolicy(op, prog):
-    # The policy is an opaque 64-bit value (PTX leaves its encoding open); loads ignore it.
-    ins = op.ins
-    dest = prog.dest(ins.operands[0], ".b64", ins)
-    kind = sum(ord(c) for c in ins.opcode) & 0xFFFF
-    op.run = lambda b, act: dest(b, act, np.full(b.count(act), 0xC0DE_0000_0000_0000 | kind, np.uint64))

@@ -14,6 +14,7 @@ from ..ptx.nodes import Address, Expr, PredPair, Vector
 from . import errors
 from . import ptxtypes
 from .memory import Fault
+from .trace import NO_HINTS
 from .handlers import CONTROL, CompileError, handler, stall_resolver
 from .sem_mem import AddressOperand
 from .threadset import merge
@@ -327,7 +328,8 @@ def compile_wmma(op, prog):
             t = b.threads(act)
             addrs = aop.values(b, act)
             strides = stride_src(b, act) if stride_src else None
-            if len(t) > 32 and _wmma_mem_batched(b, act, t, kind, params, space, addrs, strides,
+            # the batched path moves every warp at once: only when no memory report records them
+            if len(t) > 32 and b.trace is None and _wmma_mem_batched(b, act, t, kind, params, space, addrs, strides,
                                                   regs, target):
                 return
             for w0 in range(0, len(t), 32):
@@ -339,16 +341,23 @@ def compile_wmma(op, prog):
                     raise Fault(errors.WmmaFault, w0, int(addrs[w0]), space, str(e),
                                 "the same address and stride in all 32 lanes")
                 lane0 = np.array([lanes[0]])
+                tr = b.trace
                 try:
                     if kind == "load":
-                        vals = wmma.load(params, _reader(b, space, lane0, w0), p, stride, target)
+                        read = _reader(b, space, lane0, w0)
+                        if tr is not None:
+                            read = _traced(read, tr, b, op, "wmma.load", space, lanes)
+                        vals = wmma.load(params, read, p, stride, target)
                         for k, (s, width) in enumerate(regs):
                             col = vals[:, k].astype(ptxtypes.UINT[width])
                             b.wr(s, lanes, col)
                     else:
                         data = np.stack([b.rd(s, lanes).astype(np.uint64) for s, _ in regs], axis=1)
                         data = data.astype(np.uint64 if regs[0][1] == 64 else np.uint32)
-                        wmma.store(params, _writer(b, space, lane0, w0), p, stride, data, target)
+                        write = _writer(b, space, lane0, w0)
+                        if tr is not None:
+                            write = _traced(write, tr, b, op, "wmma.store", space, lanes)
+                        wmma.store(params, write, p, stride, data, target)
                 except wmma.WmmaError as e:
                     raise Fault(errors.WmmaFault, w0, p, space, str(e), "a legal wmma access")
         gated(op, _full32, body)
@@ -423,6 +432,18 @@ def _writer_many(b, space, first):
         for backing, idx, pos in first_parts:
             backing[idx[:, None] + np.arange(nbytes)] = data if pos is None else data[pos]
     return write
+
+
+def _traced(access, tr, b, op, kind, space, lanes):
+    """A wmma row reader/writer that first tells the recorder which rows the warp moves. The PTX
+    ISA leaves the lane that holds each element unspecified, so rows are dealt to lanes in order."""
+    def call(addrs, arg):
+        a = np.asarray(addrs, np.uint64)
+        nbytes = arg if isinstance(arg, (int, np.integer)) else arg.shape[1]
+        tr.record(b, op, kind, space, lanes[np.arange(len(a)) % len(lanes)], a, int(nbytes),
+                  NO_HINTS, None)
+        return access(addrs, arg)
+    return call
 
 
 def _bytes_at(b, space, addrs, nbytes, lane0, write, per_line=False):

@@ -17,6 +17,9 @@ _HOME: dict[str, str] = {
     "add": "instructions.arith", "sub": "instructions.arith",
     "mov": "instructions.moves",
     "vote": "instructions.warp",
+    "prefetch": "instructions.cache", "prefetchu": "instructions.cache",
+    "applypriority": "instructions.cache", "discard": "instructions.cache",
+    "createpolicy": "instructions.cache",
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
