@@ -69,6 +69,8 @@ class AddressOperand:
         if isinstance(v, Variable) and v.space == ".reg":
             s, rt = prog.reg(addr.base, ins)
             self.reg, self.rtype, self.off = s, rt, off
+            if ptxtypes.WIDTH[rt] == 32:       # a 32-bit base register: reg+imm wraps at 32 bits
+                self.mask = mask & 0xFFFFFFFF
             return
         if isinstance(v, Variable) and v.space == ".param":
             if id(v) in getattr(prog, "param_offsets", {}):
@@ -409,7 +411,9 @@ def compile_cvta(op, prog):
                         f"cvta.to{space} of a generic address outside the {space} window",
                         f"a generic address in the {space} window (check it with isspacep{space})",
                         int((~ok).sum()))
-        if space == ".shared::cta" or (space == ".shared"):
+        # a bare `.shared` keeps another cluster CTA's rank (nvcc converts mapa results so, and
+        # the hardware gives the shared::cluster address); `.shared::cta` must stay in the CTA
+        if space == ".shared::cta":
             rank = ((u - np.uint64(base)) >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
             own = b.sp.rank_of[b.cta_of[b.threads(act)]] + 1
             bad = (rank != 0) & (rank != own)
