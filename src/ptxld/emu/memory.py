@@ -433,4 +433,4 @@ def scatter(parts, values: np.ndarray, width: int, count: int, keep=None) -> Non
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
         for k in range(count):
             if keep is None or keep[k]:
-                v[base + k] = vals[:, k]
+                v[base if k == 0 else base + k] = vals[:, k]
