@@ -385,6 +385,17 @@ def stable_order(keys: np.ndarray) -> np.ndarray:
     return order
 
 
+def _vector_rows(v: np.ndarray, el: np.ndarray, count: int):
+    """A vector access of `count` consecutive elements at element indices `el`, as whole rows
+    of `v` viewed (rows, count): (rows view, row index), or None unless every access starts at
+    a multiple of `count` (the ISA's alignment of vector accesses) and `v` divides into rows."""
+    if count & (count - 1) or len(v) % count or not len(el):
+        return None
+    if int(np.bitwise_or.reduce(el)) & (count - 1):
+        return None
+    return v.reshape(-1, count), el >> (count.bit_length() - 1)
+
+
 def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = None) -> np.ndarray:
     """Read `count` consecutive elements of `width` bits at each resolved address -> (n, count)
     raw bits (uint8..uint64; for 128 bits (n, count, 2) uint64)."""
@@ -407,6 +418,9 @@ def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = Non
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
         if count == 1:
             return np.take(v, base)[:, None]         # np.take: faster than v[base] for 1-D
+        rows = _vector_rows(v, base, count) if step == wb else None
+        if rows is not None:                         # one row per thread: no (n, count) index
+            return np.take(rows[0], rows[1], axis=0)
         return v[base[:, None] + np.arange(count) * (step // wb)]
     out = np.empty((n, count), dt)
     for backing, idx, pos in parts:
@@ -431,6 +445,10 @@ def scatter(parts, values: np.ndarray, width: int, count: int, keep=None) -> Non
             continue
         v = backing.view(UINT[width])
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
+        rows = _vector_rows(v, base, count) if count > 1 and keep is None else None
+        if rows is not None:
+            rows[0][rows[1]] = vals
+            continue
         for k in range(count):
             if keep is None or keep[k]:
                 v[base if k == 0 else base + k] = vals[:, k]
