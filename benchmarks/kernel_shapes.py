@@ -4,7 +4,8 @@
 
 Kernels: tests/kernels/cuda/bench_shapes.cu (nvcc 13.0, sm_80): tiled matmul, 2-D stencil,
 shared-memory reduction, block scan, histogram with atomics, softmax with shuffles; and the
-corpus's tensor-core GEMM (wmma_gemm.cu, no per-thread baseline); at the sizes of
+corpus's tensor-core GEMM (wmma_gemm.cu) and cp.async GEMM (async_sm80.cu), both without a
+per-thread baseline; at the sizes of
 tests/kernels/cases_bench.py's BENCH_SIZES (65,536 threads each or more).
 
 For each shape, in one run:
@@ -42,7 +43,7 @@ from cases_bench import BENCH_SIZES, WARMUP  # noqa: E402
 from scalar_baseline import ScalarInterpreter  # noqa: E402
 
 # shapes the per-thread baseline does not implement (warp-wide matrix instructions)
-NO_BASELINE = {"wmma_gemm"}
+NO_BASELINE = {"wmma_gemm", "async_gemm"}
 
 
 def small_case(name):
