@@ -4,7 +4,8 @@
 
 Kernels: tests/kernels/cuda/bench_shapes.cu (nvcc 13.0, sm_80): tiled matmul, 2-D stencil,
 shared-memory reduction, block scan, histogram with atomics, softmax with shuffles; and the
-corpus's tensor-core GEMM (wmma_gemm.cu, no per-thread baseline); at the sizes of
+corpus's tensor-core GEMM (wmma_gemm.cu) and cp.async GEMM (async_sm80.cu), both without a
+per-thread baseline; at the sizes of
 tests/kernels/cases_bench.py's BENCH_SIZES (65,536 threads each or more).
 
 For each shape, in one run:
@@ -13,7 +14,8 @@ For each shape, in one run:
    checked against the NumPy reference;
 2. where the time goes: one more launch with every compiled instruction timed, summed per
    instruction class (mnemonic and state space); the rest is scheduling, merging and launch;
-3. the fixed cost of a launch: a one-CTA launch after the first, best of five;
+3. the cost of a small launch: a one-CTA launch after the first, best of five (and once, the
+   fixed cost of any launch: a 6-instruction kernel's);
 4. the baseline (benchmarks/scalar_baseline.py): a per-thread Python interpreter over the same
    parsed program. It runs the small test size in full (output checked against the reference),
    then a subsample of the benchmark size's CTAs (about --baseline-threads threads); its rate on
@@ -41,7 +43,7 @@ from cases_bench import BENCH_SIZES, WARMUP  # noqa: E402
 from scalar_baseline import ScalarInterpreter  # noqa: E402
 
 # shapes the per-thread baseline does not implement (warp-wide matrix instructions)
-NO_BASELINE = {"wmma_gemm"}
+NO_BASELINE = {"wmma_gemm", "async_gemm"}
 
 
 def small_case(name):
@@ -70,12 +72,12 @@ def timed_runs(mod, name, repeat):
     for _ in range(repeat):
         args = case.make_args()
         expected = case.reference(args)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         st = launch(kernel, case, args)
-        dt = time.perf_counter() - t
+        dt, dc = time.perf_counter() - t, time.process_time() - c
         check(case, args, expected)
         if best is None or dt < best[1]:
-            best = (st.thread_instructions, dt, case.grid, case.block)
+            best = (st.thread_instructions, dt, case.grid, case.block, dc)
     return best
 
 
@@ -132,6 +134,38 @@ def one_cta_launch(mod, name, repeat=5):
     return best
 
 
+TINY = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry tiny(.param .u64 p)
+{
+.reg .b32 %r<2>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [p];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r1;
+ret;
+}
+"""
+
+
+def fixed_launch_cost(repeat=20) -> float:
+    """Seconds of a one-CTA launch of a 6-instruction kernel after a first one: what every
+    launch costs besides its instructions (arguments, batch set-up, results copied back)."""
+    kernel = ptxld.RawModule(code=TINY).get_function("tiny")
+    out = np.zeros(256, np.int32)
+    kernel(1, 256, [out])
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        kernel(1, 256, [out])
+        best = min(best, time.perf_counter() - t)
+    assert np.array_equal(out, np.arange(256))
+    return best
+
+
 # ---------------------------------------------------------------------------- baseline
 
 def _baseline_memory(interp, args):
@@ -184,16 +218,19 @@ def main():
     a = ap.parse_args()
     print(f"# ptxld kernel-shape benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()}")
+    print(f"fixed cost of a launch (1 CTA, 6 instructions, best of 20): "
+          f"{fixed_launch_cost() * 1e3:.3f} ms")
     modules = {}
     rows = []
     for name in a.only:
         path = ptx_path(name)
         mod = modules.get(path) or modules.setdefault(path, ptxld.RawModule(path=path))
-        ti, dt, grid, block = timed_runs(mod, name, 1 if a.quick else 3)
+        ti, dt, grid, block, cpu = timed_runs(mod, name, 1 if a.quick else 3)
         threads = int(np.prod(grid) * np.prod(block))
         one = one_cta_launch(mod, name)
         print(f"\n{name}: grid {grid} block {block}, {threads:,} threads, {ti:,} thread-instructions "
-              f"in {dt:.3f} s = {ti / dt / 1e6:.1f} M/s; 1-CTA launch {one * 1e3:.2f} ms")
+              f"in {dt:.3f} s = {ti / dt / 1e6:.1f} M/s (process CPU time {cpu:.3f} s); "
+              f"1-CTA launch {one * 1e3:.2f} ms")
         base_rate = None
         if not a.no_baseline and name not in NO_BASELINE:
             bi, bdt, bthreads = baseline(mod.module, name, a.baseline_threads)
@@ -201,7 +238,7 @@ def main():
             print(f"  baseline (per-thread Python, {bthreads:,} of {threads:,} threads): {bi:,} in "
                   f"{bdt:.2f} s = {base_rate / 1e6:.3f} M/s -> full size ~{ti / base_rate:.0f} s; "
                   f"emulator / baseline = {ti / dt / base_rate:.0f}x")
-        rows.append((name, threads, ti, dt, one, base_rate))
+        rows.append((name, threads, ti, dt, one, base_rate, cpu))
         if not (a.quick or a.quick3):
             total, spent = breakdown(name)
             ops = sum(spent.values())
@@ -212,10 +249,11 @@ def main():
     if a.json:
         Path(a.json).write_text(json.dumps([
             {"kernel": name, "threads": threads, "thread_instructions": ti, "seconds": dt,
-             "one_cta_seconds": one, "baseline_rate": br} for name, threads, ti, dt, one, br in rows]))
+             "cpu_seconds": cpu, "one_cta_seconds": one, "baseline_rate": br}
+            for name, threads, ti, dt, one, br, cpu in rows]))
     print("\n| kernel | threads | thread-instructions | seconds | M thread-instr/s | 1-CTA launch | baseline M/s | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, threads, ti, dt, one, br in rows:
+    for name, threads, ti, dt, one, br, _ in rows:
         b = f"{br / 1e6:.3f} | {ti / dt / br:.0f}x" if br else "- | -"
         print(f"| {name} | {threads:,} | {ti:,} | {dt:.3f} | {ti / dt / 1e6:.1f} | {one * 1e3:.2f} ms | {b} |")
 

@@ -139,3 +139,29 @@ st.global.u32 [%rd4], %r8;""")
         inc = sel % 5 + 1
         want[sel] = np.cumsum(inc) - inc
     assert np.array_equal(out, np.tile(want, 3))
+
+
+@pytest.mark.parametrize("vec,width", [(2, 32), (4, 32), (2, 64), (4, 16)])
+def test_vector_gather_and_scatter_as_rows(vec, width):
+    """Aligned vector accesses read and write whole rows; the later thread wins where two write
+    the same vector (thread order), and misaligned starts take the element-wise path."""
+    from ptxld.emu.memory import gather, scatter
+    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    wb = width // 8
+    backing = np.arange(256 * wb, dtype=np.uint8)
+    v = backing.view(dt)
+    rng = np.random.default_rng(vec * width)
+    starts = rng.integers(0, len(v) // vec - 1, 40) * vec
+    idx = (starts * wb).astype(np.intp)
+    got = gather([(backing, idx, None)], 40, width, vec)
+    assert np.array_equal(got, v[starts[:, None] + np.arange(vec)])
+    odd = idx + wb                                           # not vector-aligned: element-wise
+    assert np.array_equal(gather([(backing, odd, None)], 40, width, vec),
+                          v[starts[:, None] + 1 + np.arange(vec)])
+    vals = rng.integers(0, 1000, (40, vec)).astype(dt)
+    before = v.copy()
+    scatter([(backing, idx, None)], vals, width, vec)
+    want = before.copy()
+    for t in range(40):                                      # thread order: later threads win
+        want[starts[t]:starts[t] + vec] = vals[t]
+    assert np.array_equal(v, want)

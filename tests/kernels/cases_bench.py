@@ -141,6 +141,25 @@ def wmma_gemm(m: int, n: int, k: int) -> Case:
                 note="wmma.load/mma/store per warp")
 
 
+def async_gemm(n: int, k: int) -> Case:
+    """The corpus's cp.async GEMM (async_sm80.cu: 16x16 tiles double-buffered with
+    __pipeline_memcpy_async, wait_prior(1)) at another size; small-integer inputs, exact."""
+    def args():
+        r = _rng()
+        a = r.integers(-8, 8, n * k).astype(np.float32)
+        b = r.integers(-8, 8, k * n).astype(np.float32)
+        return [a, b, np.zeros(n * n, np.float32), np.int32(n), np.int32(k)]
+
+    def ref(args):
+        a = args[0].reshape(n, k).astype(np.int64)
+        b = args[1].reshape(k, n).astype(np.int64)
+        return [(a @ b).astype(np.float32).reshape(-1)]
+    return Case(name="bench_async_gemm", source="async_sm80.cu", ptx=("ptx/sm_80/async_sm80.ptx",),
+                entry="_Z10async_gemmPKfS0_Pfii", grid=_dim3((n // 16, n // 16)), block=_dim3((16, 16)),
+                make_args=args, reference=ref, outputs=(2,), compare=(EXACT,),
+                note="cp.async double buffering")
+
+
 # the benchmark's sizes: 65,536 threads and more for every shape
 BENCH_SIZES = {
     "matmul_tiled": lambda: matmul(256),
@@ -150,9 +169,11 @@ BENCH_SIZES = {
     "histogram_atomic": lambda: histogram(1 << 20, 256),
     "softmax_warp": lambda: softmax(1 << 11),
     "wmma_gemm": lambda: wmma_gemm(1024, 512, 64),
+    "async_gemm": lambda: async_gemm(256, 256),
 }
 
 CASES_BENCH: list[Case] = [matmul(32), stencil(40, 24), reduce_sum(2048), block_scan(768),
                            histogram(5000, 4), softmax(16)]
 # the benchmark's warm-up launches: the cases above, and the GEMM at the size cases.py tests
-WARMUP = {c.name: c for c in CASES_BENCH} | {"bench_wmma_gemm": wmma_gemm(32, 32, 32)}
+WARMUP = {c.name: c for c in CASES_BENCH} | {"bench_wmma_gemm": wmma_gemm(32, 32, 32),
+                                              "bench_async_gemm": async_gemm(48, 64)}

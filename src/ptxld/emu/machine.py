@@ -37,7 +37,6 @@ class Batch:
         self.prog = prog
         self.sp = spaces
         self.N = N = len(tid_xyz[0])
-        self._all = None
         self.regs = [None] * len(prog.slot_width)
         self.slot_width = prog.slot_width
         self.slot_type = prog.slot_type
@@ -96,12 +95,7 @@ class Batch:
 
     def threads(self, idx) -> np.ndarray:
         """Thread indices of a thread set; every thread's is one shared read-only array."""
-        if idx is not None:
-            return idx
-        if self._all is None:
-            self._all = np.arange(self.N)
-            self._all.flags.writeable = False
-        return self._all
+        return self.sp.all_threads if idx is None else idx
 
     # per-thread .param variables (device-function parameters, call arguments, return values)
     def param_store(self, p):

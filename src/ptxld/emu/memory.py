@@ -164,6 +164,7 @@ class Spaces:
         self.cta_of = cta_of                     # thread -> CTA index in batch
         self.n_threads = n_threads
         self._shared_base = None                 # thread -> byte offset of its CTA's shared memory
+        self._all_threads = None
         self.shared_size = shared_size
         self.shared_stride = _padded(shared_size)
         self.local_size = local_size
@@ -265,13 +266,20 @@ class Spaces:
                         f"(the kernel's .local variables)", int(bad.sum()))
         return (self.local, tids.astype(np.intp) * self.local_stride + addr.astype(np.intp), None)
 
+    @property
+    def all_threads(self) -> np.ndarray:
+        """0 .. n_threads-1, one shared read-only array (the thread list of every-thread sets)."""
+        if self._all_threads is None:
+            self._all_threads = np.arange(self.n_threads)
+            self._all_threads.flags.writeable = False
+        return self._all_threads
+
     def shared_base(self, tids) -> np.ndarray:
         """Byte offset of each thread's own CTA shared memory in the batch's shared array."""
         base = self._shared_base
         if base is None:
             base = self._shared_base = self.cta_of.astype(np.intp) * self.shared_stride
-        # thread sets are sorted and distinct: one as long as the batch is every thread
-        return base if len(tids) == self.n_threads else base[tids]
+        return base if tids is self._all_threads else base[tids]
 
     def _shared(self, addr, nbytes, tids, write, cluster: bool):
         if len(addr) and int(addr.max()) + nbytes <= self.shared_size:
@@ -377,6 +385,17 @@ def stable_order(keys: np.ndarray) -> np.ndarray:
     return order
 
 
+def _vector_rows(v: np.ndarray, el: np.ndarray, count: int):
+    """A vector access of `count` consecutive elements at element indices `el`, as whole rows
+    of `v` viewed (rows, count): (rows view, row index), or None unless every access starts at
+    a multiple of `count` (the ISA's alignment of vector accesses) and `v` divides into rows."""
+    if count & (count - 1) or len(v) % count or not len(el):
+        return None
+    if int(np.bitwise_or.reduce(el)) & (count - 1):
+        return None
+    return v.reshape(-1, count), el >> (count.bit_length() - 1)
+
+
 def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = None) -> np.ndarray:
     """Read `count` consecutive elements of `width` bits at each resolved address -> (n, count)
     raw bits (uint8..uint64; for 128 bits (n, count, 2) uint64)."""
@@ -399,6 +418,9 @@ def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = Non
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
         if count == 1:
             return np.take(v, base)[:, None]         # np.take: faster than v[base] for 1-D
+        rows = _vector_rows(v, base, count) if step == wb else None
+        if rows is not None:                         # one row per thread: no (n, count) index
+            return np.take(rows[0], rows[1], axis=0)
         return v[base[:, None] + np.arange(count) * (step // wb)]
     out = np.empty((n, count), dt)
     for backing, idx, pos in parts:
@@ -423,6 +445,10 @@ def scatter(parts, values: np.ndarray, width: int, count: int, keep=None) -> Non
             continue
         v = backing.view(UINT[width])
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
+        rows = _vector_rows(v, base, count) if count > 1 and keep is None else None
+        if rows is not None:
+            rows[0][rows[1]] = vals
+            continue
         for k in range(count):
             if keep is None or keep[k]:
-                v[base + k] = vals[:, k]
+                v[base if k == 0 else base + k] = vals[:, k]

@@ -13,6 +13,7 @@ from . import ptxtypes
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter, stable_order
 from .alu import atom_combine
 from .handlers import CompileError, handler
+from .liveness import only_written_here
 from .trace import hints_of
 
 def _access(ins) -> tuple[str, str, int, int, int]:
@@ -285,13 +286,19 @@ def compile_atom(op, prog):
     width = ptxtypes.WIDTH[t]
     ops = list(ins.operands)
     has_d = d.mnemonic == "atom"
-    dest = prog.dest(ops.pop(0), t, ins) if has_d else None
+    dnode = ops.pop(0) if has_d else None
+    dest = prog.dest(dnode, t, ins) if has_d else None
     aop = AddressOperand(prog, ops.pop(0), space, ins)
     if aop.pvar is not None:
         raise CompileError("atomics on .param variables")
     nsrc = 2 if name == "cas" else 1
     srcs = [prog.source(x, t, ins) for x in ops[:nsrc]]
     int_add = name == "add" and t[1] in "us"
+    # integer adds whose old values nobody reads (the destination register is named nowhere
+    # else, or red): the sum per address is the same in any order, so a scatter-add does
+    summed = int_add and width != 128 and (not has_d or only_written_here(prog, op.fn, dnode))
+    if summed:
+        dest = None
     hints = hints_of(d)
     policy = _policy_source(prog, ins, hints)
 
@@ -304,6 +311,12 @@ def compile_atom(op, prog):
                       policy(b, act) if policy else None)
         parts = b.sp.resolve(space, addr, width // 8, b.threads(act), True)
         bv = [s(b, act) for s in srcs]
+        if summed:
+            dt = ptxtypes.UINT[width]
+            for backing, idx, pos in parts:
+                vals = np.broadcast_to(bv[0], (n,)) if pos is None else bv[0][pos]
+                np.add.at(backing.view(dt), idx // (width // 8), vals.astype(dt, copy=False))
+            return
         old_all = np.zeros(n, ptxtypes.UINT[width]) if width != 128 else np.zeros((n, 2), np.uint64)
         for backing, idx, pos in parts:
             sub = [x if pos is None else x[pos] for x in bv]
