@@ -101,7 +101,9 @@ NOT_ALU = {"ld", "st", "atom", "red", "bra", "ret", "mov", "cvta", "wmma", "bar"
            "vote", "createpolicy", "barrier", "mapa", "activemask",
            # warp, memory, synchronisation and tensor-core instructions of the Hopper kernels
            "redux", "elect", "griddepcontrol", "setmaxnreg", "ldmatrix", "stmatrix", "mbarrier", "cp",
-           "prefetch", "tensormap", "wgmma"}
+           "prefetch", "tensormap", "wgmma",
+           # cache management (memreport_cache.cu)
+           "applypriority", "discard"}
 
 
 def test_every_inventory_alu_opcode_resolves():
