@@ -43,7 +43,7 @@ class PcStats:
         self.pc, self.line, self.text, self.kind, self.hints = op.pc, op.line, op.text, kind, hints
         self.spaces: set[str] = set()
         self.executions = self.threads = self.requests = 0
-        self.sectors = self.sectors_ideal = self.bytes_requested = self.bytes_distinct = 0
+        self.sectors = self.sectors_ideal = self.bytes_requested = 0
         self.wavefronts = self.wavefronts_ideal = 0
         self.cache = Counts()
         self.sample = None               # one warp's access: (lanes, addresses, sizes, space)
@@ -132,10 +132,9 @@ class Recorder:
                 st.wavefronts += w
                 st.wavefronts_ideal += ideal
             else:
-                n, ideal, distinct = C.sectors(warp, addr, size)
+                n, ideal, _ = C.sectors(warp, addr, size)
                 st.sectors += n
                 st.sectors_ideal += ideal
-                st.bytes_distinct += distinct
         if plan.l1 == P.L1_NONE and plan.l2 == P.L2_NONE:
             return
         self._cache(st, b, plan, tids, warp, addr, size, policy)
