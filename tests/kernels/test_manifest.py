@@ -24,11 +24,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as manifest  # noqa: E402
 import cases_sm90  # noqa: E402
+import cases_bench  # noqa: E402
 import inventory  # noqa: E402
 
 KDIR = manifest.KERNELS_DIR
 SM90 = cases_sm90.CASES_SM90
-ALL = manifest.CASES + SM90
+ALL = manifest.CASES + SM90 + cases_bench.CASES_BENCH
 IDS = [c.name for c in ALL]
 SM90_IDS = [c.name for c in SM90]
 

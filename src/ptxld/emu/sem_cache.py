@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ptx.nodes import Address, Float, Int
 from ..spec.instructions import cache as C
-from . import errors as E
+from . import errors
 from .handlers import CompileError, handler
 from .memory import Fault
 from .sem_mem import AddressOperand
@@ -110,7 +110,7 @@ def compile_createpolicy(op, prog):
         bad = p > t
         if bad.any():
             pos = int(np.flatnonzero(bad)[0])
-            raise Fault(E.EmulationError, pos, int(base[pos]), ".global",
+            raise Fault(errors.EmulationError, pos, int(base[pos]), ".global",
                         f"createpolicy.range with primary-size {int(p[pos])} above total-size "
                         f"{int(t[pos])}", "primary-size <= total-size", int(bad.sum()))
         rows, inverse = np.unique(np.stack([base, p, t], axis=1), axis=0, return_inverse=True)
@@ -127,7 +127,7 @@ def _fraction_from_register(prog, ins, dest, src, primary, secondary):
         bad = ~((f > 0.0) & (f <= 1.0))
         if bad.any():
             pos = int(np.flatnonzero(bad)[0])
-            raise Fault(E.EmulationError, pos, None, None,
+            raise Fault(errors.EmulationError, pos, None, None,
                         f"createpolicy.fractional with fraction {float(f[pos]):g}",
                         "a fraction in (0.0, 1.0]", int(bad.sum()))
         uniq, inverse = np.unique(f, return_inverse=True)
@@ -177,7 +177,7 @@ def compile_cache_op(op, prog):
             bad = (a & np.uint64(align - 1)) != 0
             if bad.any():
                 pos = int(np.flatnonzero(bad)[0])
-                raise Fault(E.MisalignedAddressError, pos, int(a[pos]), space,
+                raise Fault(errors.MisalignedAddressError, pos, int(a[pos]), space,
                             f"{kind} of an address that is not {align}-byte aligned",
                             f"an address that is a multiple of {align}", int(bad.sum()))
         if tr is not None:

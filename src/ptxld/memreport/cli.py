@@ -34,8 +34,7 @@ from .recorder import ReportOptions
 @click.option("--cache-preset", type=click.Choice(sorted(PRESETS)), default=None,
               help="Cache sizes of the model (default: from the module's .target).")
 @run_options
-def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset, file, kernel,
-            grid, block, cluster, shared_mem, out_dir, max_steps, quiet, args):
+def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset, quiet, **run_args):
     """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
     if show_out and show_line is None:
         raise click.UsageError("--show-access-out needs --show-access LINE")
@@ -43,8 +42,7 @@ def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset
         raise click.UsageError(f"--show-access-out {show_out}: the name must end in .svg or .png")
     wanted = memory_report or json_out or html_out or show_line is not None
     options = ReportOptions(cache=cache_preset) if wanted else False
-    result = run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, args,
-                        memory_report=options)
+    result = run_kernel(**run_args, memory_report=options)
     if not wanted:
         if not quiet:
             click.echo(result.summary())
@@ -63,7 +61,7 @@ def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset
     if show_line is not None:
         if show_line not in rep.samples:
             lines = ", ".join(str(n) for n in sorted(rep.samples)) or "none"
-            click.echo(f"error: line {show_line} of {file} has no memory access that executed "
+            click.echo(f"error: line {show_line} of {run_args['file']} has no memory access that executed "
                        f"(lines with one: {lines})", err=True)
             sys.exit(1)
         path = show_out or f"access-{show_line}.svg"

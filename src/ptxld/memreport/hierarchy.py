@@ -5,7 +5,7 @@ L1 and L2 hits and misses and the sectors DRAM reads and writes."""
 from __future__ import annotations
 
 from .cache import FULL, SECTOR, SECTORS_PER_LINE, CacheConfig, SectorCache
-from . import policy as P
+from . import policy as cache_policy
 
 
 _POPCOUNT = tuple(bin(m).count("1") for m in range(1 << SECTORS_PER_LINE))
@@ -36,16 +36,16 @@ class MemorySystem:
             c = self.l1[cta] = SectorCache(self.config.l1_size, self.config.l1_ways)
         return c
 
-    def access(self, plan: P.Plan, cta: int, line: int, mask: int, l2_priority, n: Counts) -> None:
-        if plan.l2 == P.L2_DISCARD:
+    def access(self, plan: cache_policy.Plan, cta: int, line: int, mask: int, l2_priority, n: Counts) -> None:
+        if plan.l2 == cache_policy.L2_DISCARD:
             self.l2.invalidate(line)
             return
-        if plan.l2 == P.L2_APPLY:
+        if plan.l2 == cache_policy.L2_APPLY:
             self.l2.set_priority(line, plan.l2_priority)
             return
         need = mask                                  # sectors L1 does not supply
         l1 = plan.l1
-        if l1 == P.L1_LOOKUP:
+        if l1 == cache_policy.L1_LOOKUP:
             c = self.l1.get(cta) or self.l1_of(cta)
             # the missing sectors are allocated now rather than after L2 answers: the two caches
             # are independent, so the order changes nothing
@@ -55,28 +55,28 @@ class MemorySystem:
             n.l1_misses += _POPCOUNT[need]
             if plan.last_use:
                 c.invalidate(line, mask)
-        elif l1 == P.L1_INVALIDATE:
+        elif l1 == cache_policy.L1_INVALIDATE:
             c = self.l1.get(cta)
             if c is not None:
                 c.invalidate(line, mask)
             if not plan.write:
                 n.l1_misses += _bits(mask)
-        elif l1 == P.L1_FILL_LINE:
+        elif l1 == cache_policy.L1_FILL_LINE:
             c = self.l1_of(cta)
             hit = c.present(line)
             need = FULL & ~hit
             mask = FULL
         if need:
             self._l2(plan, line, need, l2_priority, n)
-        if l1 == P.L1_WRITE:
+        if l1 == cache_policy.L1_WRITE:
             self.l1_of(cta).fill(line, mask, plan.l1_priority)
-        elif l1 == P.L1_FILL_LINE and need:
+        elif l1 == cache_policy.L1_FILL_LINE and need:
             self.l1_of(cta).fill(line, FULL, plan.l1_priority)
 
     def _l2(self, plan, line, mask, priority, n: Counts) -> None:
         l2 = self.l2
         kind = plan.l2
-        if kind == P.L2_READ and plan.fill <= SECTOR:          # the common case, in one lookup
+        if kind == cache_policy.L2_READ and plan.fill <= SECTOR:          # the common case, in one lookup
             hit, written_back = l2.access(line, mask, priority, True)
             miss = mask & ~hit
             n.l2_hits += _POPCOUNT[hit]
@@ -84,7 +84,7 @@ class MemorySystem:
             n.dram_read += _POPCOUNT[miss]
             n.dram_write += written_back
             return
-        if kind == P.L2_WRITE:
+        if kind == cache_policy.L2_WRITE:
             hit, written_back = l2.access(line, mask, priority, True, dirty=True)
             n.l2_hits += _bits(hit)
             n.l2_misses += _bits(mask & ~hit)
@@ -92,9 +92,9 @@ class MemorySystem:
             if plan.write_through:
                 n.dram_write += _bits(mask)
             return
-        if kind == P.L2_REFETCH:
+        if kind == cache_policy.L2_REFETCH:
             l2.invalidate(line, mask)
-        if kind == P.L2_FILL_LINE:
+        if kind == cache_policy.L2_FILL_LINE:
             mask = FULL
         hit = l2.present(line) & mask
         miss = mask & ~hit
@@ -104,7 +104,7 @@ class MemorySystem:
             l2.touch(line, priority)
         if miss:
             self._fetch(line, miss, plan.fill, priority, n)
-        if kind == P.L2_ATOMIC:
+        if kind == cache_policy.L2_ATOMIC:
             l2.fill(line, mask, priority, dirty=True)
 
     def _fetch(self, line, miss, fill, priority, n: Counts) -> None:

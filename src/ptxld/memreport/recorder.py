@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..emu.sem_cache import lookup_policy
-from . import coalescing as C
-from . import policy as P
+from . import coalescing
+from . import policy as cache_policy
 from .cache import SECTORS_PER_LINE, CacheConfig, PRESETS, preset_for
 from .hierarchy import Counts, MemorySystem
 from .report import Report
@@ -81,7 +81,7 @@ class Recorder:
         self.prog = prog
         self.memory = MemorySystem(self.config)
         self.pcs: dict[int, PcStats] = {}
-        self.plans: dict[tuple, P.Plan] = {}
+        self.plans: dict[tuple, cache_policy.Plan] = {}
 
     # ------------------------------------------------------------------ the hook
     def record(self, b, op, kind, space, act, addr, size, hints, policy):
@@ -95,7 +95,7 @@ class Recorder:
         size = np.asarray(size, np.int64)
         if not kind.endswith(".dst"):
             # a copy tells its read ("<name>.src") and its write ("<name>.dst"): one execution
-            st.executions += C.distinct_count(tids // 32)
+            st.executions += coalescing.distinct_count(tids // 32)
             st.threads += len(tids)
         space = _SPACE.get(space, space)
         if space != "generic":
@@ -123,19 +123,19 @@ class Recorder:
         plan_key = (kind, space, hints)
         plan = self.plans.get(plan_key)
         if plan is None:
-            plan = self.plans[plan_key] = P.plan_for(kind, space, hints)
+            plan = self.plans[plan_key] = cache_policy.plan_for(kind, space, hints)
         if plan.moves_data:
-            st.requests += C.requests(warp, lane, size, self.sm)
+            st.requests += coalescing.requests(warp, lane, size, self.sm)
             st.bytes_requested += int(np.broadcast_to(size, addr.shape).sum())
             if space == ".shared":
-                w, ideal = C.wavefronts(warp, lane, addr, size)
+                w, ideal = coalescing.wavefronts(warp, lane, addr, size)
                 st.wavefronts += w
                 st.wavefronts_ideal += ideal
             else:
-                n, ideal, _ = C.sectors(warp, addr, size)
+                n, ideal, _ = coalescing.sectors(warp, addr, size)
                 st.sectors += n
                 st.sectors_ideal += ideal
-        if plan.l1 == P.L1_NONE and plan.l2 == P.L2_NONE:
+        if plan.l1 == cache_policy.L1_NONE and plan.l2 == cache_policy.L2_NONE:
             return
         self._cache(st, b, plan, tids, warp, addr, size, policy)
 
@@ -149,7 +149,7 @@ class Recorder:
                 + lane * s + addr % s)
 
     def _cache(self, st, b, plan, tids, warp, addr, size, policy):
-        sectors, w, idx = C.expand(addr, size, 32, warp, np.arange(len(addr)))
+        sectors, w, idx = coalescing.expand(addr, size, 32, warp, np.arange(len(addr)))
         order = np.lexsort((sectors, w)) if not _ordered(w, sectors) else None
         if order is not None:
             sectors, w, idx = sectors[order], w[order], idx[order]
@@ -169,7 +169,7 @@ class Recorder:
                 j += 1
             priority = plan.l2_priority
             if policy is not None:
-                priority = P.policy_priority(lookup_policy(self.prog, int(policy[idx_l[i]])), line,
+                priority = cache_policy.policy_priority(lookup_policy(self.prog, int(policy[idx_l[i]])), line,
                                              priority)
             mem.access(plan, cta_l[i], line, mask, priority, counts)
             i = j
