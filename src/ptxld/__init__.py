@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .ptx.nodes import Module
 
 __all__ = ["parse", "format", "check", "Diagnostic", "Module", "RawModule", "EmulationError",
-           "FormatError", "__version__"]
+           "FormatError", "TensorMap", "__version__"]
 
 
 def _text(source, what: str) -> str:
@@ -67,7 +67,7 @@ def __getattr__(name: str):
         # start-up time: the printer only when asked for
         from .ptx.printer import FormatError
         return FormatError
-    if name in ("RawModule", "EmulationError"):
+    if name in ("RawModule", "EmulationError", "TensorMap"):
         # the emulator loads NumPy: imported when asked for, for start-up time (memreport with it:
         # it registers the memory report kernels return with memory_report=True)
         from . import emu, memreport  # noqa: F401

@@ -37,6 +37,9 @@ sm90_bulk             sm_90
 sm90_tma              sm_90
 sm90a_hopper          sm_90a
 sm90a_wgmma           sm_90a
+async_sm80            $PROGRAM_ARCHS
+async_sm90            sm_90
+async_sm90a           sm_90a
 "
 
 rm -rf ptx

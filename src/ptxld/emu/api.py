@@ -15,12 +15,15 @@ from . import errors
 from . import ptxtypes
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
+from .cluster_shape import launch_cluster
 from .program import Program, _align_up
+from .tensormap import TensorMap, bind_tensor_maps
 from .trace import new_recorder
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MEMORY_BUDGET = 4 << 30
 DEFAULT_BATCH_THREADS = 1 << 17
+ASYNC_MODES = ("wait", "late")
 
 
 @dataclass
@@ -134,14 +137,25 @@ class Kernel:
     def __repr__(self):
         return f"<ptxld kernel {self.name} from {self.mod.filename}>"
 
-    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=(1, 1, 1),
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, cluster=None,
                  max_steps: int = DEFAULT_MAX_STEPS, batch_threads: int = DEFAULT_BATCH_THREADS,
-                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None, memory_report=False):
+                 max_call_depth: int = DEFAULT_MAX_CALL_DEPTH, progress=None, memory_report=False,
+                 async_copies: str = "wait"):
         """Run the kernel. NumPy arrays the kernel wrote are written back (a read-only array is
         an input: a store into it faults); `stats.written` lists them. Returns launch statistics,
         or with `memory_report` (True, or the report's options) the memory report of the launch
-        (`ptxld.memreport`), which carries the statistics as `.stats`."""
-        grid, block, cluster = _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster")
+        (`ptxld.memreport`), which carries the statistics as `.stats`.
+
+        `cluster`: None takes the kernel's `.reqnctapercluster` (else clusters of one).
+        `async_copies` picks when asynchronous copies land (docs/async-copies.md): "wait" (at
+        the first wait that covers them) or "late" (as late as the PTX ISA allows)."""
+        if async_copies not in ASYNC_MODES:
+            raise errors.LaunchError(f"async_copies={async_copies!r}: expected one of {', '.join(ASYNC_MODES)}")
+        self.async_mode = async_copies
+        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
+        cluster, self.explicit_cluster = launch_cluster(
+            self.name, self.mod.program.funcs[self.name].node,
+            None if cluster is None else _dim3(cluster, "cluster"))
         max_steps = _positive(max_steps, "max_steps")
         batch_threads = _positive(batch_threads, "batch_threads")
         self.max_call_depth = _positive(max_call_depth, "max_call_depth")
@@ -153,7 +167,6 @@ class Kernel:
         if shared_mem < 0:
             raise errors.LaunchError("shared_mem must be >= 0")
         prog = self.mod.program
-        self.explicit_cluster = cluster != (1, 1, 1)
         self.grid_id += 1
         t0 = time.perf_counter()
         gmem = self.mod.gmem
@@ -175,7 +188,8 @@ class Kernel:
             data = seg.data[:seg.size]
             if np.array_equal(data, raw):
                 continue  # not written (or written with the same bytes): an input, left alone
-            written.append(k)
+            if k is not None:  # (a tensor map's array is no argument of its own)
+                written.append(k)
             if arr.flags.c_contiguous:
                 arr.reshape(-1).view(np.uint8)[:] = data
             else:
@@ -212,7 +226,7 @@ class Kernel:
                 seg = gmem.alloc(raw.size, name, align=256, data=raw, readonly=readonly)
                 segs.append((k, a, raw, seg))
                 blob = seg.base.to_bytes(psize, "little")
-            elif isinstance(a, (bytes, bytearray, np.void)):
+            elif isinstance(a, (bytes, bytearray, np.void, TensorMap)):
                 blob = bytes(a) if not isinstance(a, np.void) else a.tobytes()
                 if len(blob) > psize:
                     raise errors.LaunchError(f"argument {k}: {len(blob)} bytes for parameter `{p.name}` "
@@ -221,6 +235,8 @@ class Kernel:
             else:
                 blob = _scalar_bytes(a, p, k)
             buf[off:off + psize] = np.frombuffer(blob, np.uint8)
+        segs += bind_tensor_maps(args, segs, gmem)
+        self.bound = segs
         L = prog.layout
         param_seg = Segment(L.param, size, buf, "kernel parameters", readonly=True)
         gmem.charge(size, "kernel parameters")

@@ -91,7 +91,8 @@ def run_options(fn):
         click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX."),
         click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z]."),
         click.option("--block", "-b", required=True, help="Block size X[,Y,Z]."),
-        click.option("--cluster", default="1", help="Cluster size X[,Y,Z] (sm_90)."),
+        click.option("--cluster", default=None, help="Cluster size X[,Y,Z] (sm_90; default: the kernel's "
+                     ".reqnctapercluster, else 1)."),
         click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes."),
         click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
                      help="Write the buffers the kernel wrote here instead of back into their .npy files."),
@@ -102,6 +103,9 @@ def run_options(fn):
                      "registers)."),
         click.option("--max-call-depth", default=DEFAULT_MAX_CALL_DEPTH, show_default=True, type=int,
                      callback=_positive, help="Deepest call chain (recursion) a thread may build."),
+        click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
+                     help="When asynchronous copies land: at the first wait covering them (default), or "
+                     "as late as the PTX ISA allows (surfaces missing waits)."),
         click.option("--quiet", "-q", is_flag=True, help="No summary."),
         click.argument("args", nargs=-1),
     )):
@@ -110,14 +114,14 @@ def run_options(fn):
 
 
 def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, memory_budget,
-               max_call_depth, args, memory_report=False):
+               max_call_depth, async_copies, args, memory_report=False):
     """Run a kernel as `ptxld run` does: exit 1 with the error on a fault, save the buffers the
     kernel wrote. Returns the launch statistics (or the memory report, when asked for)."""
     _, warning = read_ptx(file)  # not PTX text at all: the same error (exit 2) as `check`
     if warning:
         raise InputError(f"{warning}; not run")
     parsed = [_arg(a) for a in args]
-    dims = (_dims(grid, "--grid"), _dims(block, "--block"), _dims(cluster, "--cluster"))
+    dims = (_dims(grid, "--grid"), _dims(block, "--block"), None if cluster is None else _dims(cluster, "--cluster"))
     if out_dir is not None:
         _writable_dir(out_dir)
     progress = _Progress() if sys.stderr.isatty() else None
@@ -125,7 +129,7 @@ def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_step
         mod = RawModule(path=file, memory_budget=memory_budget)
         k = mod.get_function(kernel)
         result = k(dims[0], dims[1], [p for p, _ in parsed], shared_mem=shared_mem, cluster=dims[2],
-                   max_steps=max_steps, max_call_depth=max_call_depth,
+                   max_steps=max_steps, max_call_depth=max_call_depth, async_copies=async_copies,
                    progress=progress.update if progress else None, memory_report=memory_report)
     except EmulationError as e:
         if progress:

@@ -66,3 +66,13 @@ def stall_resolver(order: int):
 def resolve_stall(batch) -> bool:
     """Nothing runnable: let the resolvers release threads (True) or report the deadlock."""
     return any(fn(batch) for _, fn in STALL_RESOLVERS)
+
+
+# Called with (batch, sorted thread indices) just before threads exit: asynchronous operations
+# still in flight are finished or reported.
+EXIT_HOOKS: list = []
+
+
+def on_thread_exit(fn):
+    EXIT_HOOKS.append(fn)
+    return fn

@@ -15,7 +15,7 @@ from ..spec.opcodes import special_register
 from . import errors
 from . import ptxtypes
 # the semantics modules register their handlers on import
-from . import sem_cache, sem_mem, sem_warp  # noqa: F401
+from . import sem_async, sem_cache, sem_cluster, sem_mbarrier, sem_mem, sem_tensor, sem_warp  # noqa: F401
 from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu

@@ -7,7 +7,7 @@ from ..ptx.nodes import Int, Name, ParenList, Variable
 from . import errors
 from . import ptxtypes
 from .memory import Fault
-from .handlers import CONTROL, SIMPLE, CompileError, handler, stall_resolver
+from .handlers import CONTROL, EXIT_HOOKS, SIMPLE, CompileError, handler, stall_resolver
 from .sem_warp import compile_bar_warp
 
 
@@ -56,6 +56,8 @@ def exit_threads(b, idx):
     t = b.threads(idx)
     if len(t) == 0:
         return
+    for hook in EXIT_HOOKS:
+        hook(b, t)
     b.exited[t] = True
     b.live_per_cta -= np.bincount(b.cta_of[t], minlength=len(b.live_per_cta))
 
@@ -69,7 +71,7 @@ def compile_trap(op, prog):
     op.run = run
 
 
-@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "griddepcontrol", "setmaxnreg")
+@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "griddepcontrol")
 def compile_noop(op, prog):
     # A sequential emulator is sequentially consistent: fences are no-ops (cache hints: sem_cache).
     op.run = lambda b, act: None
@@ -511,8 +513,14 @@ def barrier_deadlock(b):
 
 # ---------------------------------------------------------------------------- cluster barrier
 
+@handler("barrier.cluster")
+def compile_cluster_barrier(op, prog):
+    d = op.ins.decoded
+    return _compile_cluster_barrier(op, prog, d)
+
+
 def _compile_cluster_barrier(op, prog, d):
-    is_wait = d.has(".wait")
+    is_wait = d.get("op") == ".wait" if d.name == "barrier.cluster" else d.has(".wait")
 
     def run(b, idx, act):
         t = b.threads(act)

@@ -396,7 +396,9 @@ def compile_cvta(op, prog):
                         f"cvta.to{space} of a generic address outside the {space} window",
                         f"a generic address in the {space} window (check it with isspacep{space})",
                         int((~ok).sum()))
-        if space == ".shared::cta" or (space == ".shared"):
+        # a bare `.shared` keeps another cluster CTA's rank (nvcc converts mapa results so, and
+        # the hardware gives the shared::cluster address); `.shared::cta` must stay in the CTA
+        if space == ".shared::cta":
             rank = ((u - np.uint64(base)) >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
             own = b.sp.rank_of[b.cta_of[b.threads(act)]] + 1
             bad = (rank != 0) & (rank != own)
