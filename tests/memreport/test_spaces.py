@@ -220,3 +220,49 @@ def test_a_copy_counts_one_execution_and_both_sides():
     # the shared write: 4 phases of 8 lanes x 16 bytes, one wavefront each
     assert (r["wavefronts"], r["bank_conflicts"]) == (4, 0)
     assert r["requests"] == 2 and r["spaces"] == [".global", ".shared"]
+
+
+CP_ASYNC = HEAD + """
+.visible .entry k(.param .u64 pg, .param .u64 pout, .param .u32 limit)
+{
+.reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .pred %p<2>;
+.shared .align 16 .b8 buf[512];
+ld.param.u64 %rd1, [pg];
+ld.param.u64 %rd2, [pout];
+ld.param.u32 %r5, [limit];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd3, %r1, 16;
+add.s64 %rd4, %rd1, %rd3;
+mov.u32 %r2, buf;
+shl.b32 %r3, %r1, 4;
+add.s32 %r4, %r2, %r3;
+setp.lt.u32 %p1, %r1, %r5;
+selp.u32 %r6, 16, 0, %p1;
+cp.async.cg.shared.global [%r4], [%rd4], 16, %r6;
+cp.async.commit_group;
+cp.async.wait_all;
+ld.shared.u32 %r7, [%r4];
+mul.wide.u32 %rd5, %r1, 4;
+add.s64 %rd6, %rd2, %rd5;
+st.global.u32 [%rd6], %r7;
+ret;
+}
+"""
+
+
+@pytest.mark.parametrize("limit,read_sectors", [(32, 16), (16, 8), (0, 0)])
+def test_cp_async_counts_its_global_read_and_shared_write(limit, read_sectors):
+    mod = ptxld.RawModule(code=CP_ASYNC)
+    g = np.arange(128, dtype=np.uint32)
+    out = np.zeros(32, np.uint32)
+    rep = mod.get_function("k")(1, 32, [g, out, np.uint32(limit)], memory_report=True)
+    t = np.arange(32)
+    np.testing.assert_array_equal(out, np.where(t < limit, g[4 * t], 0))
+    r = rep.line(ln(CP_ASYNC, "cp.async.cg"))
+    assert (r["executions"], r["threads"]) == (1, 32)
+    # lanes below `limit` read 16 bytes each (src-size 16), the rest read nothing (src-size 0):
+    # contiguous from an aligned base; .cg: L2 only
+    assert (r["sectors"], r["sectors_ideal"]) == (read_sectors, read_sectors)
+    assert (r["l1_misses"], r["l2_misses"]) == (0, read_sectors)
+    # every lane writes 16 bytes of shared memory: 4 phases of 8 lanes, one wavefront each
+    assert (r["wavefronts"], r["bank_conflicts"]) == (4, 0)

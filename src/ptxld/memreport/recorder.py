@@ -97,6 +97,13 @@ class Recorder:
             # a copy tells its read ("<name>.src") and its write ("<name>.dst"): one execution
             st.executions += coalescing.distinct_count(tids // 32)
             st.threads += len(tids)
+        if size.ndim and not size.all():
+            # threads that move no bytes (cp.async with src-size 0): executed, nothing accessed
+            moved = size > 0
+            if not moved.any():
+                return
+            tids, addr, size = tids[moved], addr[moved], size[moved]
+            policy = None if policy is None else np.asarray(policy)[moved]
         space = _SPACE.get(space, space)
         if space != "generic":
             self._account(st, b, kind, space, tids, addr, size, hints, policy)
