@@ -3,6 +3,9 @@ local memory (interleaved per warp, as the docs describe), atomics, wmma loads, 
 and the hook costs nothing without a report. Small hand-written PTX where a form is needed."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -15,6 +18,10 @@ def ln(src: str, needle: str) -> int:
     """The line number of the first line of `src` containing `needle`."""
     return next(n for n, t in enumerate(src.splitlines(), 1) if needle in t)
 
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+sys.path.insert(0, str(KERNELS))
+from cases_sm90 import CASES_SM90  # noqa: E402  (the corpus manifest)
 
 HEAD = """.version 8.0
 .target sm_80
@@ -266,3 +273,31 @@ def test_cp_async_counts_its_global_read_and_shared_write(limit, read_sectors):
     assert (r["l1_misses"], r["l2_misses"]) == (0, read_sectors)
     # every lane writes 16 bytes of shared memory: 4 phases of 8 lanes, one wavefront each
     assert (r["wavefronts"], r["bank_conflicts"]) == (4, 0)
+
+
+def test_tensor_copy_counts_the_global_box():
+    # tma_tile_noswizzle (sm90_tma.cu): a 32 x 20 uint32 tensor with rows of 32 elements in
+    # memory, 12 x 16 boxes at (12 bx, 16 by) for 4 CTAs; elements outside the tensor are not read
+    case = next(c for c in CASES_SM90 if c.name == "tma_tile_noswizzle")
+    args = case.make_args()
+    tmap_arg = args[0]
+    tmap = ptxld.TensorMap.tiled(tmap_arg.view(args), box=tmap_arg.box)
+    mod = ptxld.RawModule(path=KERNELS / case.ptx[0])
+    rep = mod.get_function(case.entry)(case.grid, case.block, [tmap, *args[1:]], memory_report=True)
+    np.testing.assert_array_equal(args[2], case.reference(args)[0])
+    r = next(x for x in rep.lines if x["instruction"].startswith("cp.async.bulk.tensor"))
+    sectors = ideal = 0
+    every = set()
+    for by in range(2):
+        for bx in range(2):
+            cols = [x for x in range(12 * bx, 12 * bx + 12) if x < 20]
+            rows = range(16 * by, 16 * by + 16)
+            byte = {(y * 32 + x) * 4 + k for y in rows for x in cols for k in range(4)}
+            sectors += len({v // 32 for v in byte})
+            ideal += -(-len(byte) // 32)
+            every |= {v // 32 for v in byte}
+    assert (r["executions"], r["threads"]) == (4, 4)
+    assert (r["sectors"], r["sectors_ideal"]) == (sectors, ideal)
+    # past L1; a sector two boxes share (bytes 32-63 of a row) misses in L2 once, then hits
+    assert r["l1_misses"] == 0 and r["l2_misses"] == len(every)
+    assert r["l2_hits"] == sectors - len(every)

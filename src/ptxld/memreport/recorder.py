@@ -96,7 +96,8 @@ class Recorder:
         if not kind.endswith(".dst"):
             # a copy tells its read ("<name>.src") and its write ("<name>.dst"): one execution
             st.executions += coalescing.distinct_count(tids // 32)
-            st.threads += len(tids)
+            # distinct: a thread may tell several pieces (a tensor copy's runs, wmma rows)
+            st.threads += coalescing.distinct_count(tids)
         if size.ndim and not size.all():
             # threads that move no bytes (cp.async with src-size 0): executed, nothing accessed
             moved = size > 0
