@@ -301,3 +301,38 @@ def test_tensor_copy_counts_the_global_box():
     # past L1; a sector two boxes share (bytes 32-63 of a row) misses in L2 once, then hits
     assert r["l1_misses"] == 0 and r["l2_misses"] == len(every)
     assert r["l2_hits"] == sectors - len(every)
+
+
+LDMATRIX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 pout, .param .u32 stride)
+{
+.reg .b64 %rd<6>; .reg .b32 %r<12>;
+.shared .align 16 .b8 buf[2048];
+ld.param.u64 %rd1, [pout];
+ld.param.u32 %r9, [stride];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, buf;
+mad.lo.u32 %r3, %r1, %r9, %r2;
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%r3];
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r4;
+ret;
+}
+"""
+
+
+@pytest.mark.parametrize("stride,wavefronts", [
+    (16, 4),      # 32 rows of 16 bytes side by side: 4 phases of 8 rows, one wavefront each
+    (64, 16),     # rows 64 bytes apart: in a phase rows 0,2,4,6 share banks 0-3 and rows
+                  # 1,3,5,7 banks 16-19, four words per bank: 4 wavefronts per phase
+])
+def test_ldmatrix_rows_in_shared_phases(stride, wavefronts):
+    mod = ptxld.RawModule(code=LDMATRIX)
+    rep = mod.get_function("k")(1, 32, [np.zeros(32, np.uint32), np.uint32(stride)],
+                                memory_report=True)
+    r = rep.line(ln(LDMATRIX, "ldmatrix"))
+    assert r["spaces"] == [".shared"] and r["executions"] == 1
+    assert (r["wavefronts"], r["wavefronts_ideal"]) == (wavefronts, 4)
