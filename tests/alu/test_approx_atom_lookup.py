@@ -102,8 +102,9 @@ NOT_ALU = {"ld", "st", "atom", "red", "bra", "ret", "mov", "cvta", "wmma", "bar"
            # warp, memory, synchronisation and tensor-core instructions of the Hopper kernels
            "redux", "elect", "griddepcontrol", "setmaxnreg", "ldmatrix", "stmatrix", "mbarrier", "cp",
            "prefetch", "tensormap", "wgmma",
-           # cache management (memreport_cache.cu)
-           "applypriority", "discard"}
+           # cache management (memreport_cache.cu); matrix and control instructions of the
+           # mma corpus (handlers of their own, not ALU operations)
+           "applypriority", "discard", "mma", "movmatrix", "nanosleep", "trap"}
 
 
 def test_every_inventory_alu_opcode_resolves():
