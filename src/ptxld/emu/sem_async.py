@@ -17,6 +17,7 @@ from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
 from .sem_mem import AddressOperand
+from .trace import hints_of
 
 
 def _is_pred(prog, ins, node) -> bool:
@@ -91,6 +92,8 @@ def compile_cp_async(op, prog):
         raise CompileError("cp.async has too many operands")
     dst = AddressOperand(prog, ops[0], ".shared", ins)
     src = AddressOperand(prog, ops[1], ".global", ins)
+    hints = hints_of(d)
+    policy = prog.source(ops[-1], ".b64", ins) if hints.cache_hint else None
 
     def run(b, act):
         st = A.state(b)
@@ -110,6 +113,12 @@ def compile_cp_async(op, prog):
             ss = np.full(n, size, np.int64)
         if ignore is not None:
             ss = np.where(ignore(b, act), 0, ss)
+        tr = b.trace
+        if tr is not None:
+            # the global read (src-size bytes per thread, none with ignore-src), the shared write
+            tr.record(b, op, "cp.async.src", ".global", act, sa, ss, hints,
+                      policy(b, act) if policy else None)
+            tr.record(b, op, "cp.async.dst", ".shared", act, da, size, hints, None)
         (backing, idx, _), = b.sp.resolve(".shared", da, size, tids, True)
         rec = A.CpRecord()
         rec.seq, rec.op, rec.tids, rec.size = st.next_seq(), op, tids.copy(), size
@@ -309,11 +318,24 @@ def _compile_bulk(op, prog, reduce: bool):
     if reduce and combine is None:
         raise CompileError(f"`{ins.opcode}` needs a reduction operation and type")
     what = ins.decoded.name
+    hints = hints_of(d)
+    policy = prog.source(ops[-1], ".b64", ins) if hints.cache_hint else None
 
     def run(b, act):
         tids = b.threads(act)
         da, sa = dst.values(b, act), src.values(b, act)
         sizes = size_src(b, act).astype(np.int64)
+        tr = b.trace
+        if tr is not None:
+            # the bulk-copy unit, not the warp's lanes, moves shared memory: only the global
+            # side is told (read from global, or written/reduced into it)
+            pol = policy(b, act) if policy else None
+            if src_sp == ".global":
+                tr.record(b, op, what + ".src", ".global", act, sa, sizes, hints, pol)
+            if dst_sp == ".global":
+                # the write is the only side told: ".write" (counts the execution), not ".dst"
+                tr.record(b, op, what + (".dst" if src_sp == ".global" else ".write"), ".global",
+                          act, da, sizes, hints, pol)
         masks = mask_src(b, act).astype(np.int64) if mask_src is not None else None
         bars = mbar.values(b, act) if mbar is not None else None
         for k, t in enumerate(tids):
@@ -348,8 +370,23 @@ def compile_bulk_reduce(op, prog):
 
 @handler("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor")
 def compile_bulk_prefetch(op, prog):
-    # a hint to bring data into L2: no values change
-    op.run = lambda b, act: None
+    # a hint to bring data into L2: no values change. The memory report is told of the plain
+    # form's range ([a], size); a tensor prefetch names a tensor-map box, which it is not told.
+    ins = op.ins
+    ops = ins.operands
+    if ins.decoded.name != "cp.async.bulk.prefetch" or len(ops) < 2 or not isinstance(ops[0], Address):
+        op.run = lambda b, act: None
+        return
+    aop = AddressOperand(prog, ops[0], ".global", ins)
+    size_src = prog.source(ops[1], ".u32", ins)
+    hints = hints_of(ins.decoded)
+
+    def run(b, act):
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, "prefetch", ".global", act, aop.values(b, act),
+                      size_src(b, act).astype(np.int64), hints, None)
+    op.run = run
 
 
 @handler("cp.async.bulk.commit_group")
