@@ -483,3 +483,43 @@ def test_run_command_takes_the_completion_mode(tmp_path):
                                       str(tmp_path / "out.npy")])
         assert r.exit_code == 0, r.output
         assert_matches({"mode": "exact"}, np.load(tmp_path / "out.npy"), pc.expected[mode](args)[0])
+
+
+def _bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_bulk_reduce_bf16_min_max(op, tmp_path):
+    """cp.reduce.async.bulk .min/.max.bf16 into global memory: element-wise over the bf16
+    values, -0 below +0, a NaN loses to a number."""
+    body = f"""ld.param.u64 %rd1, [p];
+ld.param.u64 %rd2, [q];
+mov.u32 %r1, buf;
+mov.u32 %r2, bar;
+mbarrier.init.shared::cta.b64 [%r2], 1;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r2], 32;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 32, [%r2];
+LOOP:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], 0;
+@!%p1 bra LOOP;
+cp.reduce.async.bulk.global.shared::cta.bulk_group.{op}.bf16 [%rd1], [%r1], 32;
+cp.async.bulk.commit_group;
+cp.async.bulk.wait_group.read 0;"""
+    k, src = kernel(body, params=".param .u64 p, .param .u64 q",
+                    decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[32];")
+    ptxas_accepts(src, tmp_path)
+    vals = np.array([1.0, -2.0, 3.5, -0.0, 0.0, np.nan, 7.0, -1.5, 100.0, -100.0, 0.25, 2.0, -3.0, 8.0, 0.5, 1.0],
+                    np.float32)
+    other = np.array([2.0, -3.0, 3.5, 0.0, -0.0, 4.0, np.nan, -1.0, -100.0, 100.0, 0.5, 2.0, 3.0, -8.0, 0.0, 1.0],
+                     np.float32)
+    acc = (vals.view(np.uint32) >> 16).astype(np.uint16)
+    src_bits = (other.view(np.uint32) >> 16).astype(np.uint16)
+    out = acc.copy()
+    k(1, 1, [out, src_bits])
+    a, b = _bf16_value(acc), _bf16_value(src_bits)
+    want = np.fmin(a, b) if op == "min" else np.fmax(a, b)
+    got = _bf16_value(out)
+    assert np.array_equal(got, want)
+    zeros = (a == 0) & (b == 0)
+    assert (np.signbit(got[zeros]) == (op == "min")).all()
