@@ -523,3 +523,26 @@ cp.async.bulk.wait_group.read 0;"""
     assert np.array_equal(got, want)
     zeros = (a == 0) & (b == 0)
     assert (np.signbit(got[zeros]) == (op == "min")).all()
+
+
+def test_test_wait_can_return_false_and_the_thread_goes_on(tmp_path):
+    """A test_wait whose phase cannot complete yet returns false (here the waiting thread itself
+    owes the missing arrival): the thread takes its other path instead of hanging."""
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, bar;
+mbarrier.init.shared::cta.b64 [%r1], 2;
+mbarrier.arrive.shared::cta.b64 %rd2, [%r1];
+mbarrier.test_wait.shared::cta.b64 %p1, [%r1], %rd2;
+selp.u32 %r2, 1, 0, %p1;
+st.global.u32 [%rd1], %r2;
+@%p1 bra DONE;
+mbarrier.arrive.shared::cta.b64 %rd3, [%r1];
+mbarrier.test_wait.shared::cta.b64 %p1, [%r1], %rd2;
+selp.u32 %r2, 1, 0, %p1;
+st.global.u32 [%rd1+4], %r2;
+DONE:"""
+    k, src = kernel(body, decls=".shared .align 8 .b64 bar;")
+    ptxas_accepts(src, tmp_path)
+    a = np.full(2, 7, np.uint32)
+    k(1, 1, [a])
+    assert list(a) == [0, 1]
