@@ -27,6 +27,9 @@ programs_math         $PROGRAM_ARCHS
 programs_loads        $PROGRAM_ARCHS
 programs_sm100a       sm_100a
 wmma_gemm             $PROGRAM_ARCHS
+bench_shapes          sm_80
+memreport_access      sm_80
+memreport_cache       sm_80
 sm90_cluster          sm_90
 sm90_warp             sm_90
 sm90_mbarrier         sm_90

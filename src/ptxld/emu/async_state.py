@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import errors as E
+from . import errors
 from .handlers import on_thread_exit, stall_resolver
 
 M20 = (1 << 20) - 1
@@ -125,7 +125,7 @@ def peek(b) -> AsyncState | None:
 # ------------------------------------------------------------------------------ barrier words
 
 def _fail(b, op, t, message, expected, place=None):
-    return b.error(E.MbarrierError, op, t, message, expected=expected, space=".shared",
+    return b.error(errors.MbarrierError, op, t, message, expected=expected, space=".shared",
                    address=None if place is None else place.address)
 
 
@@ -428,7 +428,7 @@ def _mbarrier_deadlock(b) -> bool:
     phase, pending, expected, tx, _ = unpack(place.read())
     n = sum(len(x.tids) for x in ws)
     th, cta = b.coords(int(w.tids[0]))
-    raise b.error(E.MbarrierError, w.op, int(w.tids[0]),
+    raise b.error(errors.MbarrierError, w.op, int(w.tids[0]),
                   f"mbarrier deadlock: {n} thread(s) wait for phase {phase} of the mbarrier at "
                   f"shared address {place.address:#x} (CTA {cta}), which can never complete: "
                   f"{pending} of {expected} arrivals and {tx} transaction bytes still pending, "
@@ -456,7 +456,7 @@ def on_exit(b, t: np.ndarray) -> None:
             why = ("its group was committed but no cp.async.wait_group / cp.async.wait_all "
                    "waited for it" if committed else "it was never committed "
                    "(cp.async.commit_group) nor waited for")
-            raise b.error(E.AsyncCopyError, rec.op, tid,
+            raise b.error(errors.AsyncCopyError, rec.op, tid,
                           f"thread exits with a cp.async copy to shared address "
                           f"{int(rec.dst_addr[r]):#x} still in flight: {why}",
                           expected="cp.async.wait_group 0 or cp.async.wait_all before the thread "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from . import errors as E
+from . import errors
 
 
 def _ints(d) -> list[int]:
@@ -19,7 +19,7 @@ def _ints(d) -> list[int]:
         try:
             out.append(int(str(a), 0))
         except ValueError:
-            raise E.LaunchError(f"{d.name} has a non-integer argument {a!r}") from None
+            raise errors.LaunchError(f"{d.name} has a non-integer argument {a!r}") from None
     return out
 
 
@@ -38,15 +38,15 @@ def launch_cluster(kernel_name: str, fnode, requested):
     if requested is None:
         cluster = required or (1, 1, 1)
         if explicit_directive and required is None:
-            raise E.LaunchError(f"kernel `{kernel_name}` is declared .explicitcluster: the launch "
+            raise errors.LaunchError(f"kernel `{kernel_name}` is declared .explicitcluster: the launch "
                                 f"must give a cluster shape (cluster=...)")
     else:
         cluster = requested
         if required is not None and requested != required:
-            raise E.LaunchError(f"kernel `{kernel_name}` requires clusters of {required} "
+            raise errors.LaunchError(f"kernel `{kernel_name}` requires clusters of {required} "
                                 f"(.reqnctapercluster); the launch asks for cluster={requested}")
     if max_rank is not None and math.prod(cluster) > max_rank:
-        raise E.LaunchError(f"kernel `{kernel_name}` allows at most {max_rank} CTAs per cluster "
+        raise errors.LaunchError(f"kernel `{kernel_name}` allows at most {max_rank} CTAs per cluster "
                             f"(.maxclusterrank); cluster {cluster} has {math.prod(cluster)}")
     explicit = requested is not None or required is not None
     return cluster, explicit

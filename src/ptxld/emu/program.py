@@ -2,7 +2,7 @@
 placed in their state spaces, and every instruction compiled once into a small closure.
 
 Instruction semantics live in the `sem_*` modules; each registers a compile function per
-mnemonic in `HANDLERS`. A compiled `Op` runs on a set of threads (`idx`: sorted thread indices,
+mnemonic in `HANDLERS`. A `CompiledOp` runs on a set of threads (`idx`: sorted thread indices,
 or None for every thread of the batch)."""
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
+from ..ptx.nodes import ELEMENT, Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
 from ..spec.opcodes import special_register
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 # the semantics modules register their handlers on import
-from . import sem_async, sem_cluster, sem_mbarrier, sem_mem, sem_tensor, sem_warp  # noqa: F401
-from .handlers import SIMPLE, CompileError, Op, handler_for
+from . import sem_async, sem_cache, sem_cluster, sem_mbarrier, sem_mem, sem_tensor, sem_warp  # noqa: F401
+from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
 from .sem_control import compile_fallthrough_end
@@ -47,7 +47,7 @@ def _align_up(x: int, a: int) -> int:
 
 
 def var_size(v: Variable) -> int:
-    n = T.WIDTH.get(v.type, 8) // 8 if v.type != ".pred" else 1
+    n = ptxtypes.WIDTH.get(v.type, 8) // 8 if v.type != ".pred" else 1
     if v.vector:
         n *= int(v.vector[2:])
     for d in v.dims:
@@ -58,7 +58,7 @@ def var_size(v: Variable) -> int:
 def var_align(v: Variable) -> int:
     if v.align:
         return v.align
-    n = max(1, T.WIDTH.get(v.type, 8) // 8)
+    n = max(1, ptxtypes.WIDTH.get(v.type, 8) // 8)
     if v.vector:
         n *= int(v.vector[2:])
     return n
@@ -72,7 +72,7 @@ class Program:
         self.addr_type = ".u32" if self.layout.bits == 32 else ".u64"
         self.target = module.target or "sm_80"
         self.gmem = gmem
-        self.code: list[Op] = []
+        self.code: list[CompiledOp] = []
         self.funcs: dict[str, Func] = {}
         self.slot_of: dict = {}
         self.slot_width: list[int] = []
@@ -174,11 +174,11 @@ class Program:
             else:
                 items.append(x)
         flat(v.init)
-        w = T.WIDTH.get(v.type, 8)
+        w = ptxtypes.WIDTH.get(v.type, 8)
         out = bytearray()
         for it in items:
             if isinstance(it, (Int, Float)):
-                val = T.immediate_bits(it, v.type)
+                val = ptxtypes.immediate_bits(it, v.type)
             else:
                 val = self.address_constant(it, generic=True)
             out += int(val).to_bytes(w // 8, "little")
@@ -223,7 +223,7 @@ class Program:
         if s is None:
             s = len(self.slot_width)
             self.slot_of[key] = s
-            self.slot_width.append(T.WIDTH[v.type])
+            self.slot_width.append(ptxtypes.WIDTH[v.type])
             self.slot_type.append(v.type)
             fn = self._current_func
             if fn is not None:
@@ -272,9 +272,9 @@ class Program:
             self._collect(f.body, body, labels)
             fn.labels = labels
             for ins in body:
-                self.code.append(Op(len(self.code), ins, fn))
+                self.code.append(CompiledOp(len(self.code), ins, fn))
             # falling off the end of a function returns
-            self.code.append(Op(len(self.code), None, fn))
+            self.code.append(CompiledOp(len(self.code), None, fn))
             fn.end_pc = len(self.code)
         for fn in self.funcs.values():
             self._current_func = fn
@@ -295,7 +295,7 @@ class Program:
             elif isinstance(it, Variable) and it.space == ".param":
                 self.pvar(it)
 
-    def _compile(self, op: Op):
+    def _compile(self, op: CompiledOp):
         if op.ins is None:
             compile_fallthrough_end(op, self)
             return
@@ -310,7 +310,7 @@ class Program:
             msg = str(e)
 
             def unsupported(b, idx, _msg=msg):
-                raise Fault(E.UnsupportedInstructionError, 0, None, None,
+                raise Fault(errors.UnsupportedInstructionError, 0, None, None,
                             f"cannot execute `{ins.opcode}`: {_msg}",
                             "an instruction the emulator implements", b.count(idx))
             op.kind, op.run = SIMPLE, unsupported
@@ -353,35 +353,52 @@ class Program:
 
     def source(self, node, t: str, ins):
         """Compile a source operand read as type `t` -> fn(batch, idx) -> raw bits array."""
-        w = T.WIDTH[t]
+        w = ptxtypes.WIDTH[t]
         if isinstance(node, (Int, Float)):
-            bits = T.immediate_bits(node, t)
-            return lambda b, idx: T.full(bits, w, b.count(idx))
+            bits = ptxtypes.immediate_bits(node, t)
+            return lambda b, idx: ptxtypes.full(bits, w, b.count(idx))
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable) and v.space == ".reg":
                 s, rt = self.reg(node, ins)
-                rw = T.WIDTH[rt]
+                rw = ptxtypes.WIDTH[rt]
                 if rw == w:
                     return lambda b, idx: b.rd(s, idx)
                 if w == 1:
                     return lambda b, idx: b.rd(s, idx) != 0
-                return lambda b, idx: T.convert_width(b.rd(s, idx), rt, w)
+                return lambda b, idx: ptxtypes.convert_width(b.rd(s, idx), rt, w)
             st = special_type(node.name)
             if st is not None and v is None:
                 rd = special_reader(node.name, node.component)
-                sw = T.WIDTH[st]
+                sw = ptxtypes.WIDTH[st]
                 if sw == w:
                     return rd
-                return lambda b, idx: T.convert_width(rd(b, idx), st, w)
+                return lambda b, idx: ptxtypes.convert_width(rd(b, idx), st, w)
             if isinstance(v, Variable) or node.name in self.funcs:
                 addr = self.operand_address_constant(node, ins)
-                return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
+                return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
             raise CompileError(f"unknown operand `{node.text}`")
+        if isinstance(node, Expr) and node.op == ELEMENT and not isinstance(node.args[1], Int):
+            # `buf[%r1]`: the array's address plus the index register times the element size
+            addr = self.operand_address_constant(node.args[0], ins)
+            scale = self.element_size(node.args[0], ins)
+            index = self.source(node.args[1], ".s64", ins)
+            if w not in ptxtypes.UINT:
+                raise CompileError(f"an array element's address cannot be read as {t}")
+            dtype = ptxtypes.UINT[w]
+            return lambda b, idx: (index(b, idx).view(np.int64) * scale + addr).astype(dtype)
         if isinstance(node, Expr):
             addr = self.operand_address_constant(node, ins)
-            return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
+            return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
         raise CompileError(f"unsupported operand {type(node).__name__}")
+
+    def element_size(self, array: Name, ins) -> int:
+        """The bytes one index step of `array[i]` moves: its scalar type's size (ptxas scales by
+        the element type alone: a `.v4 .u32` or two-dimensional array steps by 4 too)."""
+        v = self.lookup(array.name, ins)
+        if not isinstance(v, Variable) or not v.dims:
+            raise CompileError(f"`{array.name}` is not an array: it cannot be indexed")
+        return max(1, ptxtypes.WIDTH[v.type] // 8)
 
     def operand_address_constant(self, node, ins) -> int:
         """`var` / `var+imm` used as a value: its address in its own state space."""
@@ -394,6 +411,9 @@ class Program:
             if node.name in self.funcs:
                 return self.funcs[node.name].address
             raise CompileError(f"`{node.text}` is not a variable or function")
+        if isinstance(node, Expr) and node.op == ELEMENT and isinstance(node.args[1], Int):
+            base = self.operand_address_constant(node.args[0], ins)
+            return base + node.args[1].value * self.element_size(node.args[0], ins)
         if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[1], Int):
             base = self.operand_address_constant(node.args[0], ins)
             return base + (node.args[1].value if node.op == "+" else -node.args[1].value)
@@ -405,10 +425,10 @@ class Program:
         if isinstance(node, Sink):
             return lambda b, idx, val: None
         s, rt = self.reg(node, ins)
-        rw = T.WIDTH[rt]
-        w = T.WIDTH[t]
+        rw = ptxtypes.WIDTH[rt]
+        w = ptxtypes.WIDTH[t]
         if rw == w:
             return lambda b, idx, val: b.wr(s, idx, val)
         if rw < w and w != 1:
-            return lambda b, idx, val: b.wr(s, idx, T.convert_width(val, ".b%d" % w, rw))
-        return lambda b, idx, val: b.wr(s, idx, T.convert_width(val, t, rw))
+            return lambda b, idx, val: b.wr(s, idx, ptxtypes.convert_width(val, ".b%d" % w, rw))
+        return lambda b, idx, val: b.wr(s, idx, ptxtypes.convert_width(val, t, rw))

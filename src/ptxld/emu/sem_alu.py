@@ -6,21 +6,21 @@ import numpy as np
 
 from ..ptx.nodes import Expr, Float, Int, Name, PredPair, Sink, Vector
 from ..spec.decode import decode
-from . import ptxtypes as T
+from . import ptxtypes
 from .alu import lookup, why_not
 from .handlers import CompileError, handler
 
 
 def _scalar_or_source(prog, node, t, ins):
     if isinstance(node, (Int, Float)):
-        bits = T.immediate_bits(node, t)
-        w = T.WIDTH[t]
+        bits = ptxtypes.immediate_bits(node, t)
+        w = ptxtypes.WIDTH[t]
         if w == 1:
             val = np.bool_(bits)
         elif w == 128:
             return prog.source(node, t, ins)
         else:
-            val = T.UINT[w](bits)
+            val = ptxtypes.UINT[w](bits)
         return lambda b, idx: val
     if isinstance(node, Expr) and node.op == "!" and len(node.args) == 1 and t == ".pred":
         inner = prog.source(node.args[0], t, ins)
@@ -109,7 +109,7 @@ def compile_mov(op, prog):
     if len(ops) != 2:
         raise CompileError("mov takes two operands")
     d, a = ops
-    w = T.WIDTH[t]
+    w = ptxtypes.WIDTH[t]
     if isinstance(a, Vector):                       # pack {a, b, ...} -> d
         parts = a.items
         ew = w // len(parts)
@@ -128,9 +128,9 @@ def compile_mov(op, prog):
                     out[:, 0] = v[0] | (v[1] << np.uint64(32))
                     out[:, 1] = v[2] | (v[3] << np.uint64(32))
             else:
-                out = np.zeros(b.count(act), T.UINT[w])
+                out = np.zeros(b.count(act), ptxtypes.UINT[w])
                 for k, x in enumerate(vals):
-                    out |= x.astype(T.UINT[w]) << T.UINT[w](k * ew)
+                    out |= x.astype(ptxtypes.UINT[w]) << ptxtypes.UINT[w](k * ew)
             dest(b, act, out)
         op.run = pack
         return
@@ -148,9 +148,9 @@ def compile_mov(op, prog):
                     continue
                 if w == 128:
                     word = v[:, (k * ew) // 64]
-                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(T.UINT[ew])
+                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(ptxtypes.UINT[ew])
                 else:
-                    piece = (v >> T.UINT[w](k * ew)).astype(T.UINT[ew])
+                    piece = (v >> ptxtypes.UINT[w](k * ew)).astype(ptxtypes.UINT[ew])
                 dst(b, act, np.ascontiguousarray(piece))
         op.run = unpack
         return

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ptx.nodes import Address, Int, Name, Variable
 from . import async_state as A
-from . import errors as E
+from . import errors
 from .alu import atom_combine
 from .alu.core import Unsupported
 from .handlers import CompileError, handler
@@ -31,7 +31,7 @@ def _misaligned(addr, n, space, what):
     bad = (addr & np.uint64(n - 1)) != 0
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
-        raise Fault(E.MisalignedAddressError, pos, int(addr[pos]), space,
+        raise Fault(errors.MisalignedAddressError, pos, int(addr[pos]), space,
                     f"misaligned {what}: {space} address not a multiple of {n} bytes",
                     f"an address aligned to {n} bytes", int(bad.sum()))
 
@@ -104,7 +104,7 @@ def compile_cp_async(op, prog):
             ss = srcsize(b, act).astype(np.int64)
             if (ss > size).any():
                 pos = int(np.flatnonzero(ss > size)[0])
-                raise Fault(E.AsyncCopyError, pos, int(sa[pos]), ".global",
+                raise Fault(errors.AsyncCopyError, pos, int(sa[pos]), ".global",
                             f"cp.async src-size {int(ss[pos])} exceeds cp-size {size}",
                             "a src-size no larger than cp-size")
         else:
@@ -199,7 +199,7 @@ def span(b, space: str, addr: int, size: int, tid: int, write: bool, pos: int):
         f.pos = pos
         raise
     if bk2 is not bk or int(i1[0]) - int(i0[0]) != size - 1:
-        raise Fault(E.OutOfBoundsError, pos, addr, space,
+        raise Fault(errors.OutOfBoundsError, pos, addr, space,
                     f"bulk copy of {size} bytes at {addr:#x} runs past the end of its {space} "
                     f"allocation", "a copy inside one allocation")
     return bk, int(i0[0])
@@ -207,12 +207,12 @@ def span(b, space: str, addr: int, size: int, tid: int, write: bool, pos: int):
 
 def _check_bulk(addrs, size, pos, what):
     if size <= 0 or size % 16:
-        raise Fault(E.AsyncCopyError, pos, None, None,
+        raise Fault(errors.AsyncCopyError, pos, None, None,
                     f"{what}: size {size} is not a positive multiple of 16 bytes",
                     "a size that is a multiple of 16")
     for space, a in addrs:
         if a % 16:
-            raise Fault(E.MisalignedAddressError, pos, a, space,
+            raise Fault(errors.MisalignedAddressError, pos, a, space,
                         f"{what}: {space} address {a:#x} is not 16-byte aligned",
                         "an address aligned to 16 bytes")
 
@@ -226,7 +226,7 @@ def cluster_targets(b, tid: int, addr: int, mask: int | None, pos: int = 0) -> l
     n = b.sp.cluster_size
     if mask >> n:
         r = (mask >> n).bit_length() + n - 1
-        raise Fault(E.AsyncCopyError, pos, addr, ".shared::cluster",
+        raise Fault(errors.AsyncCopyError, pos, addr, ".shared::cluster",
                     f"multicast ctaMask {mask:#06x} names CTA rank {r}, outside the cluster of {n} CTAs",
                     f"a ctaMask with bits only below the cluster size {n}")
     return [((r + 1) << SHARED_RANK_SHIFT) | off for r in range(n) if (mask >> r) & 1]

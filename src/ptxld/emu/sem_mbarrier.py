@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Sink
-from . import errors as E
+from . import errors
 from .async_state import (M20, PHASE, Bars, apply, barrier_word, check_initialised, pack, park,
                           settle_barrier)
 from .handlers import CONTROL, CompileError, handler
@@ -30,7 +30,7 @@ def barrier_refs(b, aop, space, act) -> Bars:
         code = b.sp.window(addr)
         if (code != 3).any():
             pos = int(np.flatnonzero(code != 3)[0])
-            raise Fault(E.GenericAddressError, pos, int(addr[pos]), "generic",
+            raise Fault(errors.GenericAddressError, pos, int(addr[pos]), "generic",
                         "an mbarrier must be in shared memory; this generic address is not in the "
                         "shared window", "a generic address of a .shared variable")
     parts = b.sp.resolve(space, addr, 8, tids, True)
@@ -40,7 +40,7 @@ def barrier_refs(b, aop, space, act) -> Bars:
     idx = np.empty(len(tids), np.intp)
     for bk, i, pos in parts:
         if bk is not backing:
-            raise Fault(E.GenericAddressError, 0, int(addr[0]), space,
+            raise Fault(errors.GenericAddressError, 0, int(addr[0]), space,
                         "mbarrier addresses of one instruction in different memories",
                         "shared-memory mbarriers")
         idx[slice(None) if pos is None else pos] = i
@@ -74,7 +74,7 @@ def compile_init(op, prog):
         bad = (n < 1) | (n > M20)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise b.error(E.MbarrierError, op, int(t[k]),
+            raise b.error(errors.MbarrierError, op, int(t[k]),
                           f"mbarrier.init count {int(n[k])} is outside 1..{M20}",
                           "an expected arrival count in 1..2^20-1", space=".shared",
                           address=int(bars.addr[k]))
@@ -121,7 +121,7 @@ def _arrive_like(op, prog, *, drop: bool):
             bad = np.broadcast_to(arrivals, pending.shape) >= pending
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise b.error(E.MbarrierError, op, int(t[k]),
+                raise b.error(errors.MbarrierError, op, int(t[k]),
                               "mbarrier.arrive.noComplete would complete the current phase",
                               "fewer arrivals than are pending", space=".shared",
                               address=int(bars.addr[k]))

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ptx.nodes import Address, Vector
 from . import async_state as A
-from . import errors as E
+from . import errors
 from . import tensormap as TM
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
@@ -32,13 +32,13 @@ def read_map(b, addr: int, pos: int) -> dict:
     raw = bytes(bk[i0:i0 + TM.SIZE])
     f = TM.decode(raw)
     if f is None:
-        raise Fault(E.AsyncCopyError, pos, addr, "generic",
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     "the tensor-map operand does not point to a tensor map (build one with "
                     "ptxld.TensorMap.tiled / .im2col and pass it as the kernel argument)",
                     "the address of a 128-byte tensor map")
     g = TM.translate(f, getattr(b.launch, "bound", ()))
     if g is None:
-        raise Fault(E.AsyncCopyError, pos, addr, "generic",
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     "the tensor map describes an array that is not inside any kernel argument",
                     "a tensor map over (a view of) an array passed to the kernel")
     f["global"] = g
@@ -55,17 +55,17 @@ def _coords_operand(prog, ins, node: Address):
 
 def _box(b, f, mode, dims, coords, offsets, pos, addr):
     if f["rank"] != dims:
-        raise Fault(E.AsyncCopyError, pos, addr, "generic",
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     f"a .{dims}d tensor copy through a tensor map of rank {f['rank']}",
                     "the copy's dimension to match the tensor map's rank")
     want = "im2col" if mode in (".im2col", ".im2col_no_offs") else "tiled"
     if mode is not None and want != f["mode"]:
-        raise Fault(E.AsyncCopyError, pos, addr, "generic",
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     f"a {mode[1:]} copy through a {f['mode']} tensor map",
                     f"a tensor map encoded for {want} mode")
     if f["mode"] == "im2col":
         if offsets is None or len(offsets) != f["rank"] - 2:
-            raise Fault(E.AsyncCopyError, pos, addr, "generic",
+            raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                         f"an im2col copy of a rank-{f['rank']} tensor needs {f['rank'] - 2} "
                         f"im2col offsets", "one 16-bit offset per spatial dimension")
         return TM.im2col_elements(f, coords, offsets)
@@ -146,7 +146,7 @@ def _compile_tensor(op, prog, reduce: bool):
             idx, ok = _box(b, f, mode, dims, cs[k], None if offs is None else offs[k], k, int(maps[k]))
             nbytes = len(idx) * f["esize"]
             if int(sa[k]) % 128:
-                raise Fault(E.MisalignedAddressError, k, int(sa[k]), ".shared",
+                raise Fault(errors.MisalignedAddressError, k, int(sa[k]), ".shared",
                             f"tensor copy: shared address {int(sa[k]):#x} is not 128-byte aligned",
                             "a shared-memory box aligned to 128 bytes")
             if store:

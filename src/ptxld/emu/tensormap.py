@@ -291,11 +291,12 @@ def oob_bits(f: dict) -> int:
 
 def translate(f: dict, bound) -> int | None:
     """The emulated global address of a map: its address field, or, while it still names host
-    memory, the argument buffer that holds it (`bound`: (array, segment) pairs of the launch)."""
+    memory, the argument buffer that holds it (`bound`: the launch's (argument index, array,
+    bytes, segment) tuples)."""
     if not f["flags"] & HOST_POINTER:
         return f["address"]
     host = f["host"]
-    for arr, seg in bound:
+    for _, arr, _, seg in bound:
         start = arr.__array_interface__["data"][0]
         if start <= host < start + arr.nbytes and arr.flags.c_contiguous:
             return seg.base + (host - start)
@@ -304,7 +305,8 @@ def translate(f: dict, bound) -> int | None:
 
 def bind_tensor_maps(args, segs, gmem) -> list:
     """Global buffers for the arrays of tensor-map arguments that no array argument holds:
-    (array, segment) pairs, written back after the launch like array arguments."""
+    (None, array, bytes, segment) tuples like the array arguments' (no argument index: the
+    array is no argument of its own), written back after the launch like them."""
     out = []
     for k, a in enumerate(args):
         if not isinstance(a, TensorMap) or translate(a.fields, segs + out) is not None:
@@ -316,6 +318,6 @@ def bind_tensor_maps(args, segs, gmem) -> list:
             raise TensorMapError(f"argument {k}: the tensor map's array is not inside a contiguous "
                                  f"buffer; pass that buffer as an argument too")
         raw = root.reshape(-1).view(np.uint8)
-        out.append((root, gmem.alloc(raw.size, f"tensor of argument {k} ({root.dtype}[{root.size}])",
-                                     align=256, data=raw)))
+        out.append((None, root, raw, gmem.alloc(raw.size, f"tensor of argument {k} ({root.dtype}[{root.size}])",
+                                                align=256, data=raw)))
     return out

@@ -17,6 +17,9 @@ _HOME: dict[str, str] = {
     "add": "instructions.arith", "sub": "instructions.arith",
     "mov": "instructions.moves",
     "vote": "instructions.warp",
+    "prefetch": "instructions.cache", "prefetchu": "instructions.cache",
+    "applypriority": "instructions.cache", "discard": "instructions.cache",
+    "createpolicy": "instructions.cache",
     # asynchronous copies, mbarrier and clusters (sm_80 / sm_90)
     **{n: "instructions.async_copy" for n in (
         "cp.async", "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all",
