@@ -546,3 +546,18 @@ DONE:"""
     a = np.full(2, 7, np.uint32)
     k(1, 1, [a])
     assert list(a) == [0, 1]
+
+
+def test_memory_report_sees_cp_async():
+    """With the memory report on, every cp.async tells its global read: the double-buffered
+    GEMM reads each A and B tile once per CTA, n*n/256 CTAs x k/16 steps x 2 tiles of 1 KiB,
+    in 32-byte sectors with no excess (16 aligned bytes per thread, four threads per row)."""
+    case = next(c for c in CASES_ASYNC if c.name == "async_gemm")
+    k = ptxld.RawModule(path=KERNELS_DIR / case.ptx[0]).get_function(case.entry)
+    args = case.make_args()
+    report = k(case.grid, case.block, args, memory_report=True).to_dict()
+    rows = [r for r in report["lines"] if r["instruction"].startswith("cp.async.cg")]
+    n, kk = int(args[3]), int(args[4])
+    assert len(rows) == 4 and all(r["kind"].startswith("cp.async") for r in rows)
+    assert sum(r["sectors"] for r in rows) == (n // 16) ** 2 * (kk // 16) * 2 * 1024 // 32
+    assert all(r["excess_sectors"] == 0 for r in rows)

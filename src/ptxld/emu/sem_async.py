@@ -17,7 +17,8 @@ from .alu.core import Unsupported
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
-from .sem_mem import AddressOperand
+from .sem_mem import AddressOperand, _policy_source
+from .trace import hints_of
 
 
 def _is_pred(prog, ins, node) -> bool:
@@ -92,6 +93,8 @@ def compile_cp_async(op, prog):
         raise CompileError("cp.async has too many operands")
     dst = AddressOperand(prog, ops[0], ".shared", ins)
     src = AddressOperand(prog, ops[1], ".global", ins)
+    hints = hints_of(d)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         st = A.state(b)
@@ -111,6 +114,10 @@ def compile_cp_async(op, prog):
             ss = np.full(n, size, np.int64)
         if ignore is not None:
             ss = np.where(ignore(b, act), 0, ss)
+        tr = b.trace
+        if tr is not None:                       # the memory report sees the read and the write
+            tr.record(b, op, "cp.async.src", ".global", act, sa, ss, hints, policy(b, act) if policy else None)
+            tr.record(b, op, "cp.async.dst", ".shared", act, da, size, hints, None)
         (backing, idx, _), = b.sp.resolve(".shared", da, size, tids, True)
         rec = A.CpRecord()
         rec.seq, rec.op, rec.tids, rec.size = st.next_seq(), op, tids.copy(), size
@@ -345,11 +352,22 @@ def _compile_bulk(op, prog, reduce: bool):
     if reduce and combine is None:
         raise CompileError(f"`{ins.opcode}` needs a reduction operation and type")
     what = ins.decoded.name
+    hints = hints_of(d)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         tids = b.threads(act)
         da, sa = dst.values(b, act), src.values(b, act)
         sizes = size_src(b, act).astype(np.int64)
+        tr = b.trace
+        if tr is not None:
+            # the global side of a bulk copy (the shared side is moved by the copy engine, not by
+            # the thread's warp, so it has no bank conflicts to report)
+            if src_sp == ".global":
+                tr.record(b, op, what + ".src", src_sp, act, sa, sizes, hints,
+                          policy(b, act) if policy else None)
+            if dst_sp == ".global":
+                tr.record(b, op, what + ".dst", dst_sp, act, da, sizes, hints, None)
         masks = mask_src(b, act).astype(np.int64) if mask_src is not None else None
         bars = mbar.values(b, act) if mbar is not None else None
         for k, t in enumerate(tids):
