@@ -6,7 +6,6 @@ References: the kernel corpus's NumPy references (cases_async.py), the PTX ISA's
 fault, and cuTensorMapEncodeTiled's documented parameter requirements."""
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
