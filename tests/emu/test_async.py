@@ -560,3 +560,20 @@ def test_memory_report_sees_cp_async():
     assert len(rows) == 4 and all(r["kind"].startswith("cp.async") for r in rows)
     assert sum(r["sectors"] for r in rows) == (n // 16) ** 2 * (kk // 16) * 2 * 1024 // 32
     assert all(r["excess_sectors"] == 0 for r in rows)
+
+
+def test_tensor_map_in_a_const_variable(tmp_path):
+    """A map written into a module .const variable (RawModule.get_const, as cudaMemcpyToSymbol)
+    is read from the constant bank."""
+    body = LOAD_ROW.replace("[MAP,", "[%rd1,")
+    body = "mov.u64 %rd1, cmap;\ncvta.const.u64 %rd1, %rd1;\n" + body
+    src = HEAD + ".const .align 64 .b8 cmap[128];\n" + module(
+        body, params=".param .u64 p, .param .u64 t",
+        decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[64];")[len(HEAD):]
+    ptxas_accepts(src, tmp_path)
+    mod = ptxld.RawModule(code=src)
+    t = np.arange(8 * 16, dtype=np.uint32).reshape(8, 16) + 1000
+    mod.get_const("cmap")[:] = np.frombuffer(bytes(ptxld.TensorMap.tiled(t, box=(16, 1))), np.uint8)
+    out = np.zeros(8, np.uint32)
+    mod.get_function("k")(1, 1, [out, t])
+    assert (out[:4] == t[2, :4]).all() and (out[4:] == t[2, 12:]).all()
