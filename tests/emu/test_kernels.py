@@ -32,7 +32,9 @@ EMULATED = {"barrier.cluster", "mapa", "cvta.param", "fence.proxy.async", "fence
             # mbarrier, bulk copies and TMA (sem_mbarrier, sem_async, sem_tensor)
             "mbarrier", "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.tensor",
             "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "multicast::cluster",
-            "tensormap.replace", "tensormap.cp_fenceproxy"}
+            "tensormap.replace", "tensormap.cp_fenceproxy",
+            # matrix instructions (sem_matrix, sem_wgmma)
+            "ldmatrix", "stmatrix", "wgmma"}
 assert EMULATED <= set(NEEDS)
 
 

@@ -221,9 +221,9 @@ def explain_cmd(what, target, svg_path, png_path):
     except ExplainError as e:
         raise click.UsageError(str(e))
     if (svg_path or png_path) and result.text:
-        if not isinstance(result.model, WmmaLoadModel):
-            raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
-                                   "an `ld` has no fragment to draw")
+        if not isinstance(result.model, (WmmaLoadModel, dict)):
+            raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store and the "
+                                   "matrix instructions; an `ld` has no fragment to draw")
     if result.diagnostics:
         # what is wrong comes first, on standard output with the description (one report)
         click.echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
@@ -250,6 +250,15 @@ def _check_output_path(path: str, option: str) -> None:
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
     # start-up time: the pictures' code only when asked for
     from ..wmma.render import fragment_png, fragment_svg
+    if isinstance(model, dict):       # mma.sync / ldmatrix / stmatrix / movmatrix / wgmma
+        # start-up time: the matrix pictures only when asked for
+        from ..wmma.matrix_render import fragments_svg
+        if png_path:
+            raise click.UsageError("--png draws wmma fragments; use --svg for this instruction")
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(fragments_svg(next(iter(model.values())).name, model))
+        click.echo(f"wrote {svg_path}", err=True)
+        return
     args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:

@@ -13,7 +13,11 @@ from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.nodes import Name, Sink, Vector
 from ..spec import ld as ld_spec
+from ..spec.decode import decode
 from ..spec.targets import DEFAULT_TARGET
+from ..wmma.errors import WmmaError
+from ..wmma.matrix_render import EXPLAINED as MATRIX_EXPLAINED
+from ..wmma.matrix_render import describe as describe_matrix
 from ..spec.types import kind_bits
 from .gates import ld_features
 from .snippet import SnippetError, check_loads
@@ -46,6 +50,9 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
     """Check one load for `target` (default: DEFAULT_TARGET) and describe it."""
     if "\n" in text.strip():
         raise ExplainError("explain takes one instruction")
+    words = text.strip().split()
+    if words and decode(words[0]).name in MATRIX_EXPLAINED:
+        return _explain_matrix(words[0], target)
     try:
         checked = check_loads(text, target=target or DEFAULT_TARGET, filename="<explain>")
     except SnippetError as e:
@@ -64,6 +71,16 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
     else:
         out.text = _describe_ld(ins, m)
     return out
+
+
+def _explain_matrix(opcode: str, target: str | None) -> Explanation:
+    """mma.sync, ldmatrix, stmatrix, movmatrix, wgmma.mma_async: the operation and its fragment
+    tables (the model is the {name: layout} the pictures draw)."""
+    try:
+        text, layouts = describe_matrix(opcode, target or DEFAULT_LAYOUT_TARGET)
+    except WmmaError as e:
+        raise ExplainError(str(e)) from None
+    return Explanation([], text if text.endswith("\n") else text + "\n", "", layouts)
 
 
 def _describe_ld(ins, m: LoadModel) -> str:

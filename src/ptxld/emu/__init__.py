@@ -18,4 +18,5 @@ __all__ = ["RawModule", "Kernel", "LaunchStats", "EmulationError", "MemoryFault"
            "ReadOnlyMemoryError", "UninitializedParamError", "BarrierError", "WarpSyncError",
            "WmmaFault", "UnsupportedInstructionError", "StepBudgetError", "MemoryBudgetError",
            "LaunchError", "ModuleError", "AsyncCopyError", "MbarrierError", "TensorMap",
-           "TensorMapError"]
+           "TensorMapError", "AsyncRegisterError"]
+from .errors import AsyncRegisterError  # noqa: E402  (wgmma registers touched before the wait)

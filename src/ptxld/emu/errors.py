@@ -84,6 +84,12 @@ class WmmaFault(EmulationError):
     kind = "wmma"
 
 
+class AsyncRegisterError(EmulationError):
+    """A register of an asynchronous operation in flight (wgmma.mma_async) touched before the
+    wait that completes it."""
+    kind = "async-register"
+
+
 class UnsupportedInstructionError(EmulationError):
     kind = "unsupported-instruction"
 

@@ -15,7 +15,8 @@ from ..spec.opcodes import special_register
 from . import errors
 from . import ptxtypes
 # the semantics modules register their handlers on import
-from . import sem_async, sem_cache, sem_cluster, sem_mbarrier, sem_mem, sem_tensor, sem_warp  # noqa: F401
+from . import (sem_async, sem_cache, sem_cluster, sem_matrix, sem_mbarrier, sem_mem,  # noqa: F401
+               sem_tensor, sem_warp, sem_wgmma)
 from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
@@ -98,9 +99,11 @@ class Program:
         for item in self.module.items:
             if isinstance(item, Variable):
                 self._place(item, None, pending)
+        self._entry_shared: dict = {}
         for item in self.module.items:
             if getattr(item, "kind", "") == "function":
                 self._walk_vars(item.body, item, pending)
+        self._place_entry_shared()
         size = max(len(self.const_image), 1)
         self.const = Segment(self.layout.const, size, np.zeros(_align_up(size, 32), np.uint8), ".const bank", True)
         self._pending_inits = pending
@@ -131,6 +134,8 @@ class Program:
         elif sp == ".shared":
             if v.linkage == ".extern" or (v.dims and v.dims[-1] is None):
                 self.extern_shared.append(v)
+            elif fn is not None and fn.is_entry:
+                self._entry_shared.setdefault(id(fn), []).append(v)
             else:
                 off = _align_up(self.static_shared, var_align(v))
                 self.shared_off[v] = off
@@ -146,6 +151,22 @@ class Program:
             pass  # formal parameters are placed with the function
         elif sp == ".param" and fn is not None and v.function is None:
             pass
+
+    def _place_entry_shared(self):
+        """Shared variables declared inside a kernel (nvcc's "demoted" __shared__ variables)
+        exist only while that kernel runs: each kernel's start after the module's own (and device
+        functions') shared variables, and different kernels' overlap, as on the GPU, where a
+        kernel's shared window holds its own variables only. Offsets stay those of the hardware's
+        range (a wgmma descriptor keeps only 18 address bits)."""
+        base = top = self.static_shared
+        for variables in self._entry_shared.values():
+            off = base
+            for v in variables:
+                off = _align_up(off, var_align(v))
+                self.shared_off[v] = off
+                off += var_size(v)
+            top = max(top, off)
+        self.static_shared = top
 
     def extern_shared_offset(self) -> int:
         a = max([var_align(v) for v in self.extern_shared] + [16])

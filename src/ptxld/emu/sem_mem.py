@@ -68,6 +68,8 @@ class AddressOperand:
         if isinstance(v, Variable) and v.space == ".reg":
             s, rt = prog.reg(addr.base, ins)
             self.reg, self.rtype, self.off = s, rt, off
+            if ptxtypes.WIDTH[rt] == 32:       # a 32-bit base register: reg+imm wraps at 32 bits
+                self.mask = mask & 0xFFFFFFFF
             return
         if isinstance(v, Variable) and v.space == ".param":
             if id(v) in getattr(prog, "param_offsets", {}):

@@ -33,6 +33,12 @@ _HOME: dict[str, str] = {
     **{n: "instructions.cluster" for n in (
         "barrier.cluster", "elect.sync", "griddepcontrol", "setmaxnreg", "mapa", "getctarank",
         "fence.proxy.async", "fence.mbarrier_init")},
+    "ldmatrix": "instructions.matrix", "stmatrix": "instructions.matrix",
+    "movmatrix": "instructions.matrix", "mma": "instructions.matrix", "mma.sp": "instructions.matrix",
+    "mma.sp::ordered_metadata": "instructions.matrix",
+    "wgmma.fence": "instructions.matrix", "wgmma.commit_group": "instructions.matrix",
+    "wgmma.wait_group": "instructions.matrix", "wgmma.mma_async": "instructions.matrix",
+    "wgmma.mma_async.sp": "instructions.matrix",
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
