@@ -285,9 +285,17 @@ def element_offsets(f: dict, idx: np.ndarray) -> np.ndarray:
 
 def shared_offsets(f: dict, base: int, n_elements: int) -> np.ndarray:
     """Shared-memory byte address of every byte of a box laid out densely from `base`, with
-    the map's swizzle applied (PTX ISA tensor swizzling modes)."""
-    addr = base + np.arange(n_elements * f["esize"], dtype=np.int64)
-    return SW.swizzle(addr, f["swizzle"])
+    the map's swizzle applied (PTX ISA tensor swizzling modes). The patterns repeat every
+    1024 bytes at most, so one table per (mode, base mod 1024, size) serves every box."""
+    low = base % 1024
+    return _swizzled_run(f["swizzle"], low, n_elements * f["esize"]) + (base - low)
+
+
+@functools.lru_cache(maxsize=256)
+def _swizzled_run(mode: str, low: int, nbytes: int) -> np.ndarray:
+    out = SW.swizzle(low + np.arange(nbytes, dtype=np.int64), mode)
+    out.setflags(write=False)
+    return out
 
 
 def oob_bits(f: dict) -> int:
