@@ -13,6 +13,7 @@ import sys
 from ..spec.decode import decode
 from ..spec.opcodes import ISA_INSTRUCTIONS
 from . import program  # noqa: F401  (the semantics modules register their handlers on import)
+from .alu import lookup
 from .alu.core import BUILDERS
 from .handlers import handler_for
 
@@ -52,8 +53,16 @@ NOTES: dict[str, tuple[str, str]] = {
 TEXTURE_SURFACE = frozenset({"tex", "tld4", "txq", "istypep", "suld", "sust", "sured", "suq"})
 
 
+#: Instructions that are a form of an ALU instruction (their name is the mnemonic plus a
+#: qualifier): one opcode of each, which the ALU library must resolve for it to count as executed.
+ALU_FORMS = {"add.cc": "add.cc.u32", "sub.cc": "sub.cc.u64", "mad.cc": "mad.lo.cc.u32",
+             "cvt.pack": "cvt.pack.sat.u8.s32.b32"}
+
+
 def has_semantics(name: str) -> bool:
     """Whether the emulator registers semantics under this instruction name."""
+    if name in ALU_FORMS:
+        return lookup(ALU_FORMS[name]) is not None
     d = decode(name)
     if handler_for(d) is not None:
         return True

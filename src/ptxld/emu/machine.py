@@ -2,9 +2,11 @@
 
 Registers are NumPy arrays over every thread slot of the batch (CTAs padded to whole warps;
 padding lanes start exited). Threads at the same program counter form a group and execute an
-instruction together; the scheduler always runs the group with the smallest program counter
+instruction together; the scheduler runs the group with the smallest program counter
 (min-PC scheduling), so diverged threads reconverge where their paths meet, and per-warp active
-masks are the warp's lanes in the running group. Barriers and warp-synchronous instructions park
+masks are the warp's lanes in the running group. A group that keeps branching back while others
+wait yields to them every few iterations, so spin locks and flags set by other threads (of its
+warp, of other CTAs) make progress (docs/scheduling.md). Barriers and warp-synchronous instructions park
 threads until their partners arrive."""
 from __future__ import annotations
 
@@ -148,7 +150,7 @@ class Batch:
                 if self._release_stalled():
                     continue
                 break
-            pc = min(groups)
+            pc = self._next_pc()
             idx = groups.pop(pc)
             while True:
                 op = code[pc]
@@ -183,21 +185,55 @@ class Batch:
                     raise self.fault(op, act, f) from None
                 if nxt is None:
                     break
+                back = nxt[0] <= pc
+                if back:
+                    self.loop = (nxt[0], pc)        # the latest loop, for a livelock report
                 pc, idx = nxt
                 if idx is not None and len(idx) == 0:
                     break
                 other = groups.pop(pc, None)
                 if other is not None:
                     idx = merge(idx, other, N)
-                if groups and min(groups) < pc:
+                if groups and (min(groups) < pc or (back and self._yield_loop(op, pc))):
                     groups[pc] = idx
                     break
 
+    # ---- fairness: a loop that keeps branching back while other threads wait at later
+    # instructions hands them the CTA's turn every FAIR_SLICE iterations (see docs/scheduling.md)
+    FAIR_SLICE = 8
+
+    def _next_pc(self) -> int:
+        """The smallest waiting PC, or after a yield the smallest one past the yielding loop's."""
+        after, self.resume_after = getattr(self, "resume_after", None), None
+        if after is not None:
+            later = [p for p in self.groups if p > after]
+            if later:
+                return min(later)
+        return min(self.groups)
+
+    def _yield_loop(self, op, head: int) -> bool:
+        """Called on a backward branch to `head` while other groups wait: yield every
+        FAIR_SLICE-th time."""
+        self.back_jumps = getattr(self, "back_jumps", 0) + 1
+        if self.back_jumps < self.FAIR_SLICE:
+            return False
+        self.back_jumps = 0
+        self.resume_after = head
+        return True
+
     def _step_budget(self, op, idx):
         t = self.threads(idx)[0]
+        spin = getattr(self, "loop", None)
+        where = ""
+        if spin is not None:
+            code = self.prog.code
+            head, tail = code[spin[0]], code[spin[1]]
+            where = (f"; threads keep looping between line {head.line} (`{head.text}`) and line "
+                     f"{tail.line} while the others cannot release them (a livelock: a lock or "
+                     f"flag nobody sets?)")
         raise self.error(errors.StepBudgetError, op, t,
                          f"step budget exhausted: {self.max_steps} instruction steps executed "
-                         f"(an endless loop?)",
+                         f"(an endless loop?){where}",
                          expected="the kernel to finish within max_steps (raise it with "
                                   "kernel(..., max_steps=N) or --max-steps)")
 

@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ptx.nodes import ELEMENT, Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
+from ..ptx.nodes import (ELEMENT, Block, Directive, Expr, Float, Instruction, Int, LabelDef, Name, Sink,
+                        Variable, Vector)
 from ..spec.opcodes import special_register
 from . import errors
 from . import ptxtypes
 # the semantics modules register their handlers on import
 from . import (sem_async, sem_cache, sem_cluster, sem_matrix, sem_mbarrier, sem_mem,  # noqa: F401
-               sem_tensor, sem_warp, sem_wgmma)
+               sem_stack, sem_tensor, sem_video, sem_warp, sem_wgmma)
 from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
@@ -33,6 +34,8 @@ class Func:
     pvars: list = field(default_factory=list)      # per-thread .param variables owned
     formals: list = field(default_factory=list)    # pvar ids of parameters
     returns: list = field(default_factory=list)    # pvar ids of return parameters
+    formal_regs: list = field(default_factory=list)  # per parameter: [(slot, type)] or None
+    return_regs: list = field(default_factory=list)
     local_lo: int = 0
     local_hi: int = 0
     address: int = 0
@@ -201,7 +204,9 @@ class Program:
             if isinstance(it, (Int, Float)):
                 val = ptxtypes.immediate_bits(it, v.type)
             else:
-                val = self.address_constant(it, generic=True)
+                # PTX ISA 5.4.4: a variable name initializes with its address in its own state
+                # space; `generic(x)` asks for the generic address
+                val = self.address_constant(it, generic=False)
             out += int(val).to_bytes(w // 8, "little")
         return out
 
@@ -251,6 +256,42 @@ class Program:
                 fn.slots.append(s)
         return s
 
+    def carry_slot(self) -> int:
+        """The register holding each thread's carry flag CC.CF (PTX ISA 9.7.2): one for the whole
+        program (the ISA does not preserve it across calls)."""
+        s = getattr(self, "_carry_slot", None)
+        if s is None:
+            s = self._carry_slot = len(self.slot_width)
+            self.slot_width.append(1)
+            self.slot_type.append(".pred")
+        return s
+
+    def stack(self, size: int) -> tuple[int, int]:
+        """(top, slot) of the per-thread stack for alloca/stacksave/stackrestore: `size` bytes of
+        .local space above the .local variables, and the register holding each thread's bytes
+        in use. Every function saves and restores it across calls (alloca memory is released
+        when the function that made it returns)."""
+        got = getattr(self, "_stack", None)
+        if got is None:
+            top = _align_up(self.local_size, 16) + size
+            self.local_size = top
+            s = len(self.slot_width)
+            self.slot_width.append(64)
+            self.slot_type.append(".u64")
+            for fn in self.funcs.values():
+                if not fn.node.is_entry:
+                    fn.slots.append(s)
+            got = self._stack = (top, s)
+        return got
+
+    def carry_source(self):
+        s = self.carry_slot()
+        return lambda b, idx: b.rd(s, idx)
+
+    def carry_dest(self):
+        s = self.carry_slot()
+        return lambda b, idx, val: b.wr(s, idx, val)
+
     def pvar(self, v: Variable) -> int:
         p = self.pvar_of.get(id(v))
         if p is None:
@@ -287,10 +328,14 @@ class Program:
             else:
                 fn.formals = [self.pvar(p) for p in f.params]
                 fn.returns = [self.pvar(p) for p in f.returns]
+                # `.reg` parameters live in the callee's registers (PTX ISA 5.1.6.1)
+                fn.formal_regs = [self.param_regs(p) for p in f.params]
+                fn.return_regs = [self.param_regs(p) for p in f.returns]
             fn.entry_pc = len(self.code)
             labels: dict[str, int] = {}
             body: list[Instruction] = []
-            self._collect(f.body, body, labels)
+            fn.branch_tables = {}
+            self._collect(f.body, body, labels, fn.branch_tables)
             fn.labels = labels
             for ins in body:
                 self.code.append(CompiledOp(len(self.code), ins, fn))
@@ -303,8 +348,15 @@ class Program:
                 self._compile(self.code[pc])
         self._current_func = None
 
-    def _collect(self, block, out, labels):
+    def _collect(self, block, out, labels, tables=None):
+        """Lay out a function body: instructions in order, label -> pc, and the `.branchtargets`
+        lists (label -> target names) that `brx.idx` indexes."""
+        last_label = None
         for it in block.items:
+            if isinstance(it, Directive) and it.name == ".branchtargets" and tables is not None:
+                if last_label is not None:
+                    tables[last_label] = [a for a in it.args if a != ","]
+            last_label = it.name if isinstance(it, LabelDef) else None
             if isinstance(it, Instruction):
                 for lab in it.labels:
                     labels[lab.name] = len(self.code) + len(out)
@@ -312,7 +364,7 @@ class Program:
             elif isinstance(it, LabelDef):
                 labels[it.name] = len(self.code) + len(out)
             elif isinstance(it, Block):
-                self._collect(it, out, labels)
+                self._collect(it, out, labels, tables)
             elif isinstance(it, Variable) and it.space == ".param":
                 self.pvar(it)
 
@@ -329,12 +381,18 @@ class Program:
             h(op, self)
         except CompileError as e:
             msg = str(e)
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
+            # a defect of the emulator, not of the PTX: reported where it is reached, as an
+            # EmulationError naming the instruction, never as a Python exception at load time
+            msg = f"the emulator failed to compile it (internal {type(e).__name__}: {e}); please report this"
+        else:
+            return
 
-            def unsupported(b, idx, _msg=msg):
-                raise Fault(errors.UnsupportedInstructionError, 0, None, None,
-                            f"cannot execute `{ins.opcode}`: {_msg}",
-                            "an instruction the emulator implements", b.count(idx))
-            op.kind, op.run = SIMPLE, unsupported
+        def unsupported(b, idx, _msg=msg):
+            raise Fault(errors.UnsupportedInstructionError, 0, None, None,
+                        f"cannot execute `{ins.opcode}`: {_msg}",
+                        "an instruction the emulator implements", b.count(idx))
+        op.kind, op.run = SIMPLE, unsupported
 
     # ------------------------------------------------------------------ operand helpers
     def lookup(self, name: str, ins):
@@ -359,6 +417,24 @@ class Program:
         if t != ".pred":
             raise CompileError(f"guard `{node.text}` is not a predicate")
         return s
+
+    def whole_vector(self, node, ins):
+        """A vector register named whole (`v` of `.reg .v2 .u32 v`) as the brace list of its
+        elements `{v.x, v.y}`; any other operand unchanged."""
+        if isinstance(node, Name) and node.component is None:
+            v = self.lookup(node.name, ins)
+            if isinstance(v, Variable) and v.space == ".reg" and v.vector:
+                n = int(v.vector[2:])
+                return Vector([Name(node.name, node.start, node.end, c) for c in "xyzw"[:n]],
+                              node.start, node.end)
+        return node
+
+    def param_regs(self, p: Variable):
+        """The registers of a `.reg` function parameter (one per vector element), else None."""
+        if p.space != ".reg":
+            return None
+        comps = [None] if not p.vector else list("xyzw"[:int(p.vector[2:])])
+        return [(self.slot(p, p.name, c), p.type) for c in comps]
 
     def vector_regs(self, node, ins) -> list:
         """A vector operand's elements: (slot, type) or None for the sink `_`."""
@@ -388,6 +464,8 @@ class Program:
                 if w == 1:
                     return lambda b, idx: b.rd(s, idx) != 0
                 return lambda b, idx: ptxtypes.convert_width(b.rd(s, idx), rt, w)
+            if node.name == "WARP_SZ" and v is None:               # the warp size, a constant
+                return lambda b, idx: ptxtypes.full(32, w, b.count(idx))
             st = special_type(node.name)
             if st is not None and v is None:
                 rd = special_reader(node.name, node.component)
@@ -408,6 +486,11 @@ class Program:
                 raise CompileError(f"an array element's address cannot be read as {t}")
             dtype = ptxtypes.UINT[w]
             return lambda b, idx: (index(b, idx).view(np.int64) * scale + addr).astype(dtype)
+        if isinstance(node, Expr) and node.op == "u!" and w == 1:      # a negated predicate `!p`
+            inner = self.source(node.args[0], t, ins)
+            return lambda b, idx: ~inner(b, idx)
+        if isinstance(node, Expr) and self._register_plus_immediate(node, ins):
+            return self._register_offset_source(node, t, ins)
         if isinstance(node, Expr):
             addr = self.operand_address_constant(node, ins)
             return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
@@ -420,6 +503,27 @@ class Program:
         if not isinstance(v, Variable) or not v.dims:
             raise CompileError(f"`{array.name}` is not an array: it cannot be indexed")
         return max(1, ptxtypes.WIDTH[v.type] // 8)
+
+    def _register_plus_immediate(self, node, ins) -> bool:
+        """`%r + imm` / `%r - imm` (a register, not a variable, on the left)."""
+        if node.op not in ("+", "-") or len(node.args) != 2 or not isinstance(node.args[1], Int):
+            return False
+        base = node.args[0]
+        if not isinstance(base, Name):
+            return False
+        v = self.lookup(base.name, ins)
+        return isinstance(v, Variable) and v.space == ".reg"
+
+    def _register_offset_source(self, node, t: str, ins):
+        """`%r + imm` as a source operand (ptxas folds it): the register plus the immediate,
+        wrapping at the operand's width."""
+        w = ptxtypes.WIDTH[t]
+        if w not in ptxtypes.UINT:
+            raise CompileError(f"`{node.args[0].text} + imm` cannot be a {t} operand")
+        reg = self.source(node.args[0], t, ins)
+        k = node.args[1].value if node.op == "+" else -node.args[1].value
+        imm = ptxtypes.UINT[w](k & ((1 << w) - 1))
+        return lambda b, idx: reg(b, idx) + imm
 
     def operand_address_constant(self, node, ins) -> int:
         """`var` / `var+imm` used as a value: its address in its own state space."""

@@ -3,7 +3,7 @@ bar.warp.sync and wmma.load/store/mma (through `ptxld.wmma`).
 
 A `*.sync` instruction waits until every lane named in its member mask has reached it (lanes
 that arrive early are parked), as on sm_70+ with independent thread scheduling; a member lane
-that has exited is reported instead of hanging."""
+that has exited takes no part (PTX ISA: exited threads do not participate)."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,6 +28,15 @@ def _warp_info(t):
     uw, starts = np.unique(warp, return_index=True)
     bits = np.left_shift(np.uint64(1), (t & 31).astype(np.uint64))
     return warp, uw, starts, bits
+
+
+_LANE_BITS = np.left_shift(np.uint64(1), np.arange(32, dtype=np.uint64))
+
+
+def _exited_lanes(b, warps) -> np.ndarray:
+    """Per warp (indices into the batch), the mask of its lanes that have exited."""
+    lanes = warps[:, None] * 32 + np.arange(32)
+    return np.bitwise_or.reduce(np.where(b.exited[lanes], _LANE_BITS, np.uint64(0)), axis=1)
 
 
 def gated(op, mask_src, body):
@@ -57,24 +66,11 @@ def gated(op, mask_src, body):
                         f"mask {int(masks[pos]):#010x} that does not include itself",
                         "a member mask that includes the executing lane")
         present = np.bitwise_or.reduceat(bits, starts)
-        required = np.bitwise_or.reduceat(masks, starts)
+        # lanes of the member mask that have exited take no part (they can never arrive)
+        required = np.bitwise_or.reduceat(masks, starts) & ~_exited_lanes(b, uw)
         missing = required & ~present
         ready_w = missing == 0
         if not ready_w.all():
-            exm = np.zeros(len(uw), np.uint64)
-            for k in np.flatnonzero(~ready_w):
-                lanes = uw[k] * 32 + np.arange(32)
-                ex = b.exited[lanes]
-                exm[k] = np.bitwise_or.reduce(np.where(ex, np.left_shift(np.uint64(1), np.arange(32, dtype=np.uint64)), np.uint64(0)))
-            dead = (missing & exm) != 0
-            if dead.any():
-                k = int(np.flatnonzero(dead)[0])
-                lane = int(np.flatnonzero([(int(missing[k] & exm[k]) >> i) & 1 for i in range(32)])[0])
-                pos = int(starts[k])
-                raise Fault(errors.WarpSyncError, pos, None, None,
-                            f"`{op.ins.mnemonic}` waits for lane {lane} of its member mask "
-                            f"{int(required[k]):#010x}, which has exited",
-                            "every lane of the member mask to execute the instruction")
             wait_sel = ~ready_w[np.searchsorted(uw, warp)]
             waiting = part[wait_sel]
             b.warp_wait[pc] = waiting if pc not in b.warp_wait else merge(b.warp_wait[pc], waiting, b.N)
@@ -90,9 +86,18 @@ def gated(op, mask_src, body):
 
 @stall_resolver(order=1)
 def _warps_on_stall(b) -> bool:
-    if b.warp_wait:
+    """Nothing can run: lanes parked at a warp-synchronous instruction are retried once after
+    more threads have exited (the lanes they waited for may be among them), else deadlock."""
+    if not b.warp_wait:
+        return False
+    exited = int(b.exited.sum())
+    if getattr(b, "warp_retry_exited", None) == exited:
         raise warp_deadlock(b)
-    return False
+    b.warp_retry_exited = exited
+    parked, b.warp_wait = b.warp_wait, {}
+    for pc, t in parked.items():
+        b.schedule(pc, t)
+    return True
 
 
 def warp_deadlock(b):

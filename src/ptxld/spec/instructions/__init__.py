@@ -39,6 +39,14 @@ _HOME: dict[str, str] = {
     "wgmma.fence": "instructions.matrix", "wgmma.commit_group": "instructions.matrix",
     "wgmma.wait_group": "instructions.matrix", "wgmma.mma_async": "instructions.matrix",
     "wgmma.mma_async.sp": "instructions.matrix",
+    "bmsk": "instructions.bits", "szext": "instructions.bits", "fns": "instructions.bits",
+    "alloca": "instructions.stack", "stacksave": "instructions.stack",
+    "stackrestore": "instructions.stack",
+    "addc": "instructions.carry", "subc": "instructions.carry", "madc": "instructions.carry",
+    **{name: "instructions.video" for name in (
+        "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
+        "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
+        "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4")},
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
