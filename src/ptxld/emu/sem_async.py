@@ -13,10 +13,11 @@ from ..ptx.nodes import Address, Int, Name, Variable
 from . import async_state as A
 from . import errors
 from .alu import atom_combine
+from .alu.core import Unsupported
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
-from .sem_mem import AddressOperand
+from .sem_mem import AddressOperand, _policy_source
 from .trace import hints_of
 
 
@@ -93,7 +94,7 @@ def compile_cp_async(op, prog):
     dst = AddressOperand(prog, ops[0], ".shared", ins)
     src = AddressOperand(prog, ops[1], ".global", ins)
     hints = hints_of(d)
-    policy = prog.source(ops[-1], ".b64", ins) if hints.cache_hint else None
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         st = A.state(b)
@@ -240,16 +241,51 @@ def cluster_targets(b, tid: int, addr: int, mask: int | None, pos: int = 0) -> l
     return [((r + 1) << SHARED_RANK_SHIFT) | off for r in range(n) if (mask >> r) & 1]
 
 
+_HALF = {".f16": "f16", ".bf16": "bf16"}
+
+
+def _half_values(bits: np.ndarray, t: str) -> np.ndarray:
+    if t == ".f16":
+        return bits.view(np.float16).astype(np.float32)
+    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def _half_minmax(t: str, take_max: bool):
+    """min/max of f16/bf16 elements: the smaller (larger) value; -0 below +0; a NaN operand
+    yields the other operand, two NaNs the canonical NaN (PTX ISA min/max)."""
+    def run(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        a, b = _half_values(old, t), _half_values(new, t)
+        with np.errstate(invalid="ignore"):
+            pick_b = (b > a) if take_max else (b < a)
+            tie = (a == b) & (np.signbit(b) != np.signbit(a))
+            pick_b |= tie & (np.signbit(a) if take_max else np.signbit(b))
+        out = np.where(pick_b, new, old)
+        out = np.where(np.isnan(a) & ~np.isnan(b), new, out)
+        out = np.where(np.isnan(b) & ~np.isnan(a), old, out)
+        return np.where(np.isnan(a) & np.isnan(b), np.uint16(0x7FFF), out).astype(np.uint16)
+    return run
+
+
 def _combiner(redop: str | None, rtype: str | None):
+    """The element combiner of a bulk reduction (raw bytes in, raw bytes out), or None for a
+    plain copy. Raises CompileError for a combination the emulator does not reduce."""
     if redop is None:
         return None
     op = redop[1:]
     t = rtype
     if op in ("and", "or", "xor") and t and t[1] in "us":
         t = ".b" + t[2:]
-    fn = atom_combine(op, t, ftz=(t == ".f32"))
-    width = {".f16": 16, ".bf16": 16}.get(t, int(t[2:]))
-    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    if op in ("inc", "dec") and t in (".s32", ".b32"):
+        t = ".u32"                                     # the same bits, counted unsigned
+    width = 16 if t in _HALF else int(t[2:]) if t and t[2:].isdigit() else 0
+    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}.get(width)
+    try:
+        if dt is None:
+            raise Unsupported(f"{t} elements")
+        fn = _half_minmax(t, op == "max") if (t in _HALF and op in ("min", "max")) else \
+            atom_combine(op, t, ftz=(t == ".f32"))
+    except Unsupported as e:
+        raise CompileError(f"a .{op} reduction of {t} elements is not one the PTX ISA defines ({e})") from None
 
     def combine(old: np.ndarray, new: np.ndarray) -> np.ndarray:
         o, n = old.view(dt), new.view(dt)
@@ -319,7 +355,7 @@ def _compile_bulk(op, prog, reduce: bool):
         raise CompileError(f"`{ins.opcode}` needs a reduction operation and type")
     what = ins.decoded.name
     hints = hints_of(d)
-    policy = prog.source(ops[-1], ".b64", ins) if hints.cache_hint else None
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         tids = b.threads(act)

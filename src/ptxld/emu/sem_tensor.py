@@ -157,7 +157,11 @@ def _compile_tensor(op, prog, reduce: bool):
             if traced is not None:
                 traced.append((t, _global_runs(f, idx[ok])))
             if store:
-                combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
+                try:
+                    combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
+                except CompileError as e:
+                    raise Fault(E.AsyncCopyError, k, int(maps[k]), "generic", str(e),
+                                "a reduction the PTX ISA defines for the tensor map's data type") from None
                 _issue_store(b, op, t, f, idx, ok, int(sa[k]), nbytes, combine, k)
             else:
                 _issue_load(b, op, t, f, idx, ok, int(sa[k]), nbytes, int(bars[k]),
