@@ -101,6 +101,28 @@ NO_IMMEDIATE = {
     "stacksave": "a destination only", "stackrestore": "a register only (ptxas)",
     **{f"{op}{n}": "SIMD video sources take no immediate (ptxas: \"Incorrect video selector\")"
        for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset") for n in "24"},
+    # the matrix and asynchronous instructions: fragments of registers and addresses, and
+    # operands that are immediates in every form (cp-size, wait_group N, wgmma's scale and
+    # transpose immediates, mma.sp's sparsity selector): no position where an immediate stands
+    # for a register
+    **{name: "register fragments and addresses only" for name in (
+        "ldmatrix", "stmatrix", "movmatrix", "mma", "mma.sp", "mma.sp::ordered_metadata",
+        "wgmma", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "wgmma.mma_async")},
+    **{name: "no operand but addresses, or immediates in every form" for name in (
+        "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all", "cp.async.bulk.commit_group",
+        "cp.async.bulk.wait_group", "cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor",
+        "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.mbarrier.arrive",
+        "mbarrier.inval", "mbarrier.test_wait", "mbarrier.try_wait", "mbarrier.pending_count",
+        "mbarrier.arrive_drop", "barrier.cluster", "tensormap.cp_fenceproxy")},
+}
+
+# Instructions with a position where a register or an immediate may stand, whose immediate form
+# this property test does not run yet (they need shared memory or a barrier around them); the
+# kernel tests of tests/emu/test_async.py run them. Only to shrink.
+NOT_YET_COVERED = {
+    "cp.async": "src-size", "cp.async.bulk": "size", "cp.reduce.async.bulk": "size",
+    "mbarrier.init": "count", "mbarrier.arrive": "count", "mbarrier.expect_tx": "tx-count",
+    "mbarrier.complete_tx": "tx-count", "elect.sync": "member mask", "tensormap.replace": "new value",
 }
 
 

@@ -25,11 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as manifest  # noqa: E402
 import cases_arith  # noqa: E402
 import cases_sm90  # noqa: E402
+import cases_async  # noqa: E402
+import cases_bench  # noqa: E402
 import inventory  # noqa: E402
 
 KDIR = manifest.KERNELS_DIR
-SM90 = cases_sm90.CASES_SM90
-ALL = manifest.CASES + SM90 + cases_arith.CASES_ARITH
+# the asynchronous-copy cases of sm_90 list their needs like the Hopper ones; those of sm_80 none
+SM90 = cases_sm90.CASES_SM90 + [c for c in cases_async.CASES_ASYNC if c.needs]
+ALL = (manifest.CASES + SM90 + cases_bench.CASES_BENCH + cases_arith.CASES_ARITH
+       + [c for c in cases_async.CASES_ASYNC if not c.needs])
 IDS = [c.name for c in ALL]
 SM90_IDS = [c.name for c in SM90]
 

@@ -34,6 +34,18 @@ NOTES: dict[str, tuple[str, str]] = {
     "pmevent": (LIMITED, "performance-monitor events are counted nowhere: a no-op"),
     "nanosleep": (LIMITED, "no time passes: a no-op that lets other threads run"),
     "brkpt": (LIMITED, "a no-op (there is no debugger to stop in)"),
+    "cp.async.bulk.tensor": (LIMITED, "the .tile and .im2col modes of sm_90; the sm_100 modes "
+                                      "(.tile::gather4/scatter4, .im2col::w) are not run"),
+    "tensormap.replace": (LIMITED, "the global_address, global_dim, global_stride, box_dim and "
+                                   "element_stride fields"),
+    "cp.async.bulk.prefetch": (LIMITED, "an L2 prefetch hint: no values change"),
+    "cp.async.bulk.prefetch.tensor": (LIMITED, "an L2 prefetch hint: no values change"),
+    "setmaxnreg": (LIMITED, "register counts are checked; registers are not reallocated"),
+    "mma.sp": (LIMITED, "the .f16/.bf16 (m16n8k16, m16n8k32) and .s8/.u8 (m16n8k32, m16n8k64) "
+                        "forms; sparse .tf32, .e4m3/.e5m2 and .s4/.u4 are not run"),
+    "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
+    "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
+    "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),
 }
 
 #: Texture and surface instructions: the only sm_80-generation instructions allowed to stay

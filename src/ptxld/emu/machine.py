@@ -14,8 +14,9 @@ import time
 
 import numpy as np
 
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
+from .allocator import keep_heap
 from .memory import Fault
 from .handlers import SIMPLE, resolve_stall
 from .threadset import merge
@@ -23,13 +24,20 @@ from .threadset import merge
 EMPTY = np.empty(0, np.intp)
 
 
+# the deepest call chain a thread may build (`max_call_depth` of a launch)
+DEFAULT_MAX_CALL_DEPTH = 1024
+
+
 class Batch:
+    max_call_depth = DEFAULT_MAX_CALL_DEPTH
     def __init__(self, launch, prog, spaces, *, cta_coords, n_slots_per_cta, block, grid,
                  cluster, dyn_smem, live_per_cta, tid_xyz, max_steps, progress=None):
+        keep_heap()
         self.launch = launch
         self.prog = prog
         self.sp = spaces
         self.N = N = len(tid_xyz[0])
+        self._all = None
         self.regs = [None] * len(prog.slot_width)
         self.slot_width = prog.slot_width
         self.slot_type = prog.slot_type
@@ -58,6 +66,7 @@ class Batch:
         self.max_steps = max_steps
         self.progress = progress
         self.clock0 = time.perf_counter_ns()
+        self.trace = getattr(launch, "trace", None)      # memory-access recorder (emu/trace.py)
 
     # ------------------------------------------------------------------ registers
     def count(self, idx) -> int:
@@ -66,7 +75,7 @@ class Batch:
     def rd(self, s, idx):
         r = self.regs[s]
         if r is None:
-            r = self.regs[s] = T.zeros(self.slot_width[s], self.N)
+            r = self.regs[s] = ptxtypes.zeros(self.slot_width[s], self.N)
         return r if idx is None else r[idx]
 
     def wr(self, s, idx, val):
@@ -82,11 +91,17 @@ class Batch:
         else:
             r = self.regs[s]
             if r is None:
-                r = self.regs[s] = T.zeros(self.slot_width[s], self.N)
+                r = self.regs[s] = ptxtypes.zeros(self.slot_width[s], self.N)
             r[idx] = val
 
     def threads(self, idx) -> np.ndarray:
-        return np.arange(self.N) if idx is None else idx
+        """Thread indices of a thread set; every thread's is one shared read-only array."""
+        if idx is not None:
+            return idx
+        if self._all is None:
+            self._all = np.arange(self.N)
+            self._all.flags.writeable = False
+        return self._all
 
     # per-thread .param variables (device-function parameters, call arguments, return values)
     def param_store(self, p):
@@ -216,7 +231,7 @@ class Batch:
             where = (f"; threads keep looping between line {head.line} (`{head.text}`) and line "
                      f"{tail.line} while the others cannot release them (a livelock: a lock or "
                      f"flag nobody sets?)")
-        raise self.error(E.StepBudgetError, op, t,
+        raise self.error(errors.StepBudgetError, op, t,
                          f"step budget exhausted: {self.max_steps} instruction steps executed "
                          f"(an endless loop?){where}",
                          expected="the kernel to finish within max_steps (raise it with "

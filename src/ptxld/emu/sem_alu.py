@@ -6,7 +6,7 @@ import numpy as np
 
 from ..ptx.nodes import Expr, Float, Int, Name, PredPair, Sink, Vector
 from ..spec.decode import decode
-from . import ptxtypes as T
+from . import ptxtypes
 from .alu import lookup, why_not
 from .handlers import CompileError, handler
 
@@ -108,7 +108,7 @@ def compile_mov(op, prog):
     if vec is not None:
         _compile_mov_vector(op, prog, t, int(vec[2:]), d, a)
         return
-    w = T.WIDTH[t]
+    w = ptxtypes.WIDTH[t]
     for x in (d, a):
         if isinstance(x, Vector) and (w % len(x.items) or w // len(x.items) not in (8, 16, 32, 64)):
             raise CompileError(f"a {len(x.items)}-element vector does not split a {t} value")
@@ -130,9 +130,9 @@ def compile_mov(op, prog):
                     out[:, 0] = v[0] | (v[1] << np.uint64(32))
                     out[:, 1] = v[2] | (v[3] << np.uint64(32))
             else:
-                out = np.zeros(b.count(act), T.UINT[w])
+                out = np.zeros(b.count(act), ptxtypes.UINT[w])
                 for k, x in enumerate(vals):
-                    out |= x.astype(T.UINT[w]) << T.UINT[w](k * ew)
+                    out |= x.astype(ptxtypes.UINT[w]) << ptxtypes.UINT[w](k * ew)
             dest(b, act, out)
         op.run = pack
         return
@@ -150,9 +150,9 @@ def compile_mov(op, prog):
                     continue
                 if w == 128:
                     word = v[:, (k * ew) // 64]
-                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(T.UINT[ew])
+                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(ptxtypes.UINT[ew])
                 else:
-                    piece = (v >> T.UINT[w](k * ew)).astype(T.UINT[ew])
+                    piece = (v >> ptxtypes.UINT[w](k * ew)).astype(ptxtypes.UINT[ew])
                 dst(b, act, np.ascontiguousarray(piece))
         op.run = unpack
         return

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .handlers import CompileError, handler
 from .memory import Fault
 
@@ -42,7 +42,7 @@ def compile_alloca(op, prog):
     top, slot = prog.stack(STACK_BYTES)
     size = prog.source(ops[1], t, ins)
     dest = prog.dest(ops[0], t, ins)
-    w = T.WIDTH[t]
+    w = ptxtypes.WIDTH[t]
 
     def run(b, act):
         used = b.rd(slot, act).astype(np.int64)
@@ -51,12 +51,12 @@ def compile_alloca(op, prog):
         over = ptr < top - STACK_BYTES
         if over.any():
             pos = int(np.flatnonzero(over)[0])
-            raise Fault(E.OutOfBoundsError, pos, None, ".local",
+            raise Fault(errors.OutOfBoundsError, pos, None, ".local",
                         f"stack overflow: alloca of {int(n[pos])} bytes with {int(used[pos])} of "
                         f"the emulator's {STACK_BYTES}-byte stack in use",
                         "allocations that fit the stack", int(over.sum()))
         b.wr(slot, act, (top - ptr).astype(np.uint64))
-        dest(b, act, ptr.astype(T.UINT[w]))
+        dest(b, act, ptr.astype(ptxtypes.UINT[w]))
     op.run = run
 
 
@@ -65,10 +65,10 @@ def compile_stacksave(op, prog):
     t = _type(op)
     top, slot = prog.stack(STACK_BYTES)
     dest = prog.dest(op.ins.operands[0], t, op.ins)
-    w = T.WIDTH[t]
+    w = ptxtypes.WIDTH[t]
 
     def run(b, act):
-        dest(b, act, (top - b.rd(slot, act).astype(np.int64)).astype(T.UINT[w]))
+        dest(b, act, (top - b.rd(slot, act).astype(np.int64)).astype(ptxtypes.UINT[w]))
     op.run = run
 
 
@@ -83,7 +83,7 @@ def compile_stackrestore(op, prog):
         bad = (ptr > top) | (ptr < top - STACK_BYTES)
         if bad.any():
             pos = int(np.flatnonzero(bad)[0])
-            raise Fault(E.EmulationError, pos, int(ptr[pos]), ".local",
+            raise Fault(errors.EmulationError, pos, int(ptr[pos]), ".local",
                         "stackrestore to a value stacksave did not give",
                         "a stack pointer saved by stacksave", int(bad.sum()))
         b.wr(slot, act, (top - ptr).astype(np.uint64))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..spec import ld as LD
+from ..spec import ld as ld_spec
 from ..spec.decode import Decoded, decode
 from .terms import Address, Name, Sink, Vector
 
@@ -46,11 +46,11 @@ class LdFacts:
     def __init__(self, decoded: Decoded):
         self.decoded = decoded
         space = decoded.get("space")
-        self.space_base = LD.SPACE_BASE[space] if space else None
+        self.space_base = ld_spec.SPACE_BASE[space] if space else None
         self.vec = decoded.get("vec")
-        self.vector_length = LD.VECTOR_LENGTH.get(self.vec or "", 1)
+        self.vector_length = ld_spec.VECTOR_LENGTH.get(self.vec or "", 1)
         self.type = decoded.get("type")
-        self.type_bits = LD.type_bits(self.type) if self.type else None
+        self.type_bits = ld_spec.type_bits(self.type) if self.type else None
         self.access_bits = self.type_bits * self.vector_length if self.type_bits else None
         self.is_256_bit = self.access_bits == 256 and self.vec in (".v8", ".v4")
 
@@ -128,7 +128,7 @@ class LoadModel(_Load):
     def canonical_opcode(self) -> str:
         """The mnemonic with its qualifiers in the ISA's template order."""
         parts = ["ld"]
-        for g in LD.GROUPS:
+        for g in ld_spec.GROUPS:
             q = self.quals.get(g)
             if q:
                 parts.append(q[0][1:])
@@ -239,7 +239,7 @@ def to_json(model) -> dict:
     out = {"opcode": ins.opcode, "line": ins.line, "column": ins.column, "form": model.form}
     if isinstance(model, LoadModel):
         out["form"] = "ld.global.nc" if model.nc else "ld"
-        for g in LD.GROUPS:
+        for g in ld_spec.GROUPS:
             out[g] = model.get(g) if g not in ("nc", "mmio", "cache_hint") else g in model.quals
         out["space"] = model.space or "generic"
         out["cache_policy"] = describe_operand(model.cache_policy) if model.cache_policy else None
