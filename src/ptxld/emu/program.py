@@ -68,6 +68,24 @@ def var_align(v: Variable) -> int:
     return n
 
 
+def _immediate_source(bits, w: int):
+    """An immediate operand: the same value in every active thread, as an array shaped like a
+    register read (PTX ISA: an immediate is broadcast to every thread). The array for each
+    thread count is made once and kept read-only; `Batch.wr` copies it before storing it."""
+    made: dict[int, np.ndarray] = {}
+
+    def read(b, idx):
+        n = b.count(idx)
+        arr = made.get(n)
+        if arr is None:
+            if len(made) >= 8:            # divergent code reads it with many thread counts
+                made.clear()
+            arr = made[n] = ptxtypes.full(bits, w, n)
+            arr.flags.writeable = False
+        return arr
+    return read
+
+
 class Program:
     def __init__(self, module, gmem):
         self.module = module
@@ -454,8 +472,7 @@ class Program:
         """Compile a source operand read as type `t` -> fn(batch, idx) -> raw bits array."""
         w = ptxtypes.WIDTH[t]
         if isinstance(node, (Int, Float)):
-            bits = ptxtypes.immediate_bits(node, t)
-            return lambda b, idx: ptxtypes.full(bits, w, b.count(idx))
+            return _immediate_source(ptxtypes.immediate_bits(node, t), w)
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable) and v.space == ".reg":
