@@ -15,60 +15,10 @@ from ..spec.isa import OperandSpec
 from ..spec.opcodes import special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
-from .registry import Example as E
-from .registry import Rule, register
+from .registry import Example, Rule, Trigger, rule
 
 SECTION = "PTX ISA 9.7 (Instructions)"
 
-register(
-    Rule("PTX0801", "unknown-modifier", "error", "a modifier that the instruction does not have",
-         SECTION, "Each instruction takes the modifiers its syntax lists, and no others.",
-         E(body="add.foo.u32 %r1, %r2, %r3;"), E(body="add.u32 %r1, %r2, %r3;"),
-         ptxas="error: Unknown modifier '.foo'"),
-    Rule("PTX0802", "repeated-modifier", "error", "two values for one modifier slot",
-         SECTION, "Each modifier slot of an instruction takes one value.",
-         E(body="add.u32.s32 %r1, %r2, %r3;"), E(body="add.s32 %r1, %r2, %r3;"),
-         ptxas="error: Multiple types specified"),
-    Rule("PTX0803", "no-such-form", "error", "the modifiers make no form of the instruction",
-         SECTION, "The modifiers written must together make one of the syntax forms the "
-         "instruction's section lists.",
-         E(body="add.sat.u32 %r1, %r2, %r3;"), E(body="add.sat.s32 %r1, %r2, %r3;"),
-         ptxas="error: Modifier '.sat' cannot be combined with type '.u32'"),
-    Rule("PTX0804", "instruction-operand-count", "error", "the wrong number of operands",
-         SECTION, "Each form takes the operands its syntax lists.",
-         E(body="add.u32 %r1, %r2;"), E(body="add.u32 %r1, %r2, %r3;"),
-         ptxas="error: Arguments mismatch for instruction 'add'"),
-    Rule("PTX0805", "operand-kind", "error", "an operand of a kind the instruction does not take there",
-         SECTION, "An operand is a register, an immediate, an address, a vector, ... as the "
-         "instruction's syntax says.",
-         E(body="add.u32 5, %r2, %r3;"), E(body="add.u32 %r1, %r2, 5;"),
-         ptxas="error: Arguments mismatch for instruction 'add'"),
-    Rule("PTX0806", "operand-type", "error", "a register whose type does not fit the instruction's",
-         "PTX ISA 9.4.1 (Operand type checking)",
-         "A register operand must have the instruction's type, or a type of the same size that the "
-         "relaxed type-checking rules allow (bit types match any type of their size; signed and "
-         "unsigned integers of one size match).",
-         E(body="add.u32 %r1, %r2, %f1;"), E(body="add.f32 %f1, %f2, %f3;"),
-         ptxas="error: Arguments mismatch for instruction 'add'"),
-    Rule("PTX0807", "special-register-field", "error",
-         "a special register read with a component it does not have",
-         "PTX ISA 10 (Special Registers)",
-         "Only the vector special registers (%tid, %ntid, %ctaid, %nctaid and the cluster ones) "
-         "have the components .x, .y, .z.",
-         E(body="mov.u32 %r1, %laneid.x;"), E(body="mov.u32 %r1, %tid.x;"),
-         ptxas="error: Unknown field"),
-    Rule("PTX0604", "feature-removed", "error", "a feature removed on newer targets",
-         "PTX ISA 9.7 (PTX ISA notes of each instruction)",
-         "Some forms are not supported on newer targets from some PTX ISA version on (`vote` "
-         "without `.sync` on sm_70 and later, from PTX ISA 6.4).",
-         E(body="vote.any.pred %p1, %p0;", version="6.4", target="sm_70"),
-         E(body="vote.sync.any.pred %p1, %p0, 0xffffffff;", version="6.4", target="sm_70"),
-         ptxas="error: Instruction 'vote' without '.sync' is not supported on .target 'sm_70' and higher"),
-    Rule("PTX0808", "special-register-write", "error", "a special register written",
-         "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
-         E(body="mov.u32 %tid.x, %r1;"), E(body="mov.u32 %r1, %tid.x;"),
-         ptxas="error: Arguments mismatch"),
-)
 
 # operands that are something other than a register, by their node
 _CONSTANT_KINDS = {Int: "imm", Float: "imm"}
@@ -79,6 +29,55 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
           "sreg": "a special register"}
 
 
+@rule(Trigger.INSTRUCTION,
+    Rule("PTX0801", "unknown-modifier", "error", "a modifier that the instruction does not have",
+         SECTION, "Each instruction takes the modifiers its syntax lists, and no others.",
+         Example(body="add.foo.u32 %r1, %r2, %r3;"), Example(body="add.u32 %r1, %r2, %r3;"),
+         ptxas="error: Unknown modifier '.foo'"),
+    Rule("PTX0802", "repeated-modifier", "error", "two values for one modifier slot",
+         SECTION, "Each modifier slot of an instruction takes one value.",
+         Example(body="add.u32.s32 %r1, %r2, %r3;"), Example(body="add.s32 %r1, %r2, %r3;"),
+         ptxas="error: Multiple types specified"),
+    Rule("PTX0803", "no-such-form", "error", "the modifiers make no form of the instruction",
+         SECTION, "The modifiers written must together make one of the syntax forms the "
+         "instruction's section lists.",
+         Example(body="add.sat.u32 %r1, %r2, %r3;"), Example(body="add.sat.s32 %r1, %r2, %r3;"),
+         ptxas="error: Modifier '.sat' cannot be combined with type '.u32'"),
+    Rule("PTX0804", "instruction-operand-count", "error", "the wrong number of operands",
+         SECTION, "Each form takes the operands its syntax lists.",
+         Example(body="add.u32 %r1, %r2;"), Example(body="add.u32 %r1, %r2, %r3;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0805", "operand-kind", "error", "an operand of a kind the instruction does not take there",
+         SECTION, "An operand is a register, an immediate, an address, a vector, ... as the "
+         "instruction's syntax says.",
+         Example(body="add.u32 5, %r2, %r3;"), Example(body="add.u32 %r1, %r2, 5;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0806", "operand-type", "error", "a register whose type does not fit the instruction's",
+         "PTX ISA 9.4.1 (Operand type checking)",
+         "A register operand must have the instruction's type, or a type of the same size that the "
+         "relaxed type-checking rules allow (bit types match any type of their size; signed and "
+         "unsigned integers of one size match).",
+         Example(body="add.u32 %r1, %r2, %f1;"), Example(body="add.f32 %f1, %f2, %f3;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0807", "special-register-field", "error",
+         "a special register read with a component it does not have",
+         "PTX ISA 10 (Special Registers)",
+         "Only the vector special registers (%tid, %ntid, %ctaid, %nctaid and the cluster ones) "
+         "have the components .x, .y, .z.",
+         Example(body="mov.u32 %r1, %laneid.x;"), Example(body="mov.u32 %r1, %tid.x;"),
+         ptxas="error: Unknown field"),
+    Rule("PTX0604", "feature-removed", "error", "a feature removed on newer targets",
+         "PTX ISA 9.7 (PTX ISA notes of each instruction)",
+         "Some forms are not supported on newer targets from some PTX ISA version on (`vote` "
+         "without `.sync` on sm_70 and later, from PTX ISA 6.4).",
+         Example(body="vote.any.pred %p1, %p0;", version="6.4", target="sm_70"),
+         Example(body="vote.sync.any.pred %p1, %p0, 0xffffffff;", version="6.4", target="sm_70"),
+         ptxas="error: Instruction 'vote' without '.sync' is not supported on .target 'sm_70' and higher"),
+    Rule("PTX0808", "special-register-write", "error", "a special register written",
+         "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
+         Example(body="mov.u32 %tid.x, %r1;"), Example(body="mov.u32 %r1, %tid.x;"),
+         ptxas="error: Arguments mismatch"),
+    also=("PTX0601", "PTX0602"))
 def check_instruction(c: Checker, ins) -> None:
     """Every PTX08xx rule on one instruction with a record (loads excepted). The rules that read
     only the opcode run once per opcode that passes them; plain operand lists are checked
@@ -145,7 +144,7 @@ def _make_plan(d, forms):
         return _NO_PLAN
     plan = []
     for _, role, _ in roles:
-        if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
+        if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
             return _NO_PLAN
         types = _role_types(role, d)
         regs = frozenset(t for t in TYPES if types is None or any(compatible(x, t) for x in types))
@@ -432,6 +431,12 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             out.append(("PTX0805", op.start, op.end,
                         f"operand `{name}` of `{ins.opcode}` must be {want}, not {_WORDS.get(kind, kind)}",
                         "wrong kind of operand"))
+            continue
+        if kind == "imm" and role.values and isinstance(op, Int) and op.value not in role.values:
+            allowed = " or ".join(str(v) for v in role.values)
+            out.append(("PTX0805", op.start, op.end,
+                        f"operand `{name}` of `{ins.opcode}` must be {allowed}, not {op.value}",
+                        "value not allowed"))
             continue
         if kind == "sreg":
             sr = decl

@@ -18,9 +18,10 @@ from ..ptx.nodes import Address, Int
 from ..spec import mma as S
 from ..wmma import matrix as L
 from ..wmma import mma_math
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .handlers import CompileError, handler, stall_resolver
+from .trace import NO_HINTS
 from .memory import Fault, gather, scatter
 from .sem_mem import AddressOperand
 from .sem_warp import gated
@@ -50,7 +51,7 @@ def _partial_warp_on_stall(b) -> bool:
         lanes = np.arange(32) + warp * 32
         gone = np.flatnonzero(b.exited[lanes])
         if len(gone):
-            raise b.error(E.WarpSyncError, op, int(t[0]),
+            raise b.error(errors.WarpSyncError, op, int(t[0]),
                           f"`{op.ins.mnemonic}` executed by a partial warp: lane(s) "
                           f"{', '.join(map(str, gone[:8]))}{' ...' if len(gone) > 8 else ''} of the "
                           "warp have exited (or do not exist: the CTA is not a whole number of "
@@ -79,7 +80,7 @@ def read_regs(b, slots, lanes) -> np.ndarray:
 def write_regs(b, slots, lanes, values: np.ndarray) -> None:
     """Write column k of `values` (raw bits) to register slots[k] of `lanes`."""
     for k, s in enumerate(slots):
-        b.wr(s, lanes, values[:, k].astype(T.UINT[b.slot_width[s]]))
+        b.wr(s, lanes, values[:, k].astype(ptxtypes.UINT[b.slot_width[s]]))
 
 
 def fault_error(b, op, f: Fault, threads):
@@ -110,7 +111,7 @@ class _RowAccess:
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             lane = int(threads[k]) & 31
-            raise b.error(E.MisalignedAddressError, self.op, int(threads[k]),
+            raise b.error(errors.MisalignedAddressError, self.op, int(threads[k]),
                           f"`{self.op.ins.mnemonic}` row address of lane {lane} (row {lane % 8} of "
                           f"matrix {lane // 8}) is not 16-byte aligned",
                           "a 16-byte aligned address for each 16-byte matrix row",
@@ -119,7 +120,7 @@ class _RowAccess:
             win = b.sp.window(addrs)
             if (win != _SHARED_WINDOW).any():
                 k = int(np.flatnonzero(win != _SHARED_WINDOW)[0])
-                raise b.error(E.GenericAddressError, self.op, int(threads[k]),
+                raise b.error(errors.GenericAddressError, self.op, int(threads[k]),
                               f"`{self.op.ins.mnemonic}` row address of lane {int(threads[k]) & 31} "
                               "is not in the shared window", "a generic address of shared memory",
                               space="generic", address=int(addrs[k]))
@@ -152,6 +153,9 @@ def compile_ldmatrix(op, prog):
     def body(b, act):
         t = b.threads(act)
         addrs, threads = rows.rows(b, act, t, nrows)
+        if b.trace is not None:
+            # each lane that names a row reads its 16 bytes (the memory report's shared phases)
+            b.trace.record(b, op, "ldmatrix", rows.space, threads, addrs, S.ROW_BYTES, NO_HINTS, None)
         parts = rows.resolve(b, addrs, threads, False)
         matrix = gather(parts, len(addrs), 16, 8).reshape(-1, nrows, 8)   # per warp, b16
         vals = lay.gather(matrix.astype(np.uint64)).reshape(len(t), count, 2)
@@ -172,6 +176,8 @@ def compile_stmatrix(op, prog):
     def body(b, act):
         t = b.threads(act)
         addrs, threads = rows.rows(b, act, t, nrows)
+        if b.trace is not None:
+            b.trace.record(b, op, "stmatrix", rows.space, threads, addrs, S.ROW_BYTES, NO_HINTS, None)
         vals = L.unpack(read_regs(b, src, t), lay.frag).reshape(-1, 32, count, 2)
         matrix = lay.scatter(vals).astype(np.uint16).reshape(-1, 8)
         parts = rows.resolve(b, addrs, threads, True)
@@ -292,7 +298,7 @@ def compile_mma_sp(op, prog):
         if bad.any():
             w, r, g = (int(x) for x in np.argwhere(bad)[0])
             lane = int(lane_of[r, g])
-            raise b.error(E.WarpSyncError, op, int(t[32 * w + lane]),
+            raise b.error(errors.WarpSyncError, op, int(t[32 * w + lane]),
                           f"mma.sp metadata of lane {lane} gives both non-zeros of row {r}, K "
                           f"{4 * g}-{4 * g + 3} the same index {int(first[w, r, g])} "
                           f"(metadata {int(meta[w, lane]):#010x})",

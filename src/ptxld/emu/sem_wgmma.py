@@ -31,7 +31,7 @@ from ..ptx.nodes import Int, Vector
 from ..spec import mma as S
 from ..wmma import matrix as L
 from ..wmma import mma_math
-from . import errors as E
+from . import errors
 from .handlers import CompileError, handler
 from .memory import Fault, gather
 from .sem_matrix import fragment_regs, read_regs, warp_collective, write_regs
@@ -80,7 +80,7 @@ def _warp_in_group(b, op, t) -> np.ndarray:
     bad = (warp - warp % 4) * 32 + 128 > nthreads
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise b.error(E.WarpSyncError, op, int(t[32 * k]),
+        raise b.error(errors.WarpSyncError, op, int(t[32 * k]),
                       f"`{op.ins.mnemonic}` by warp {int(warp[k])} of a CTA of {nthreads} threads: "
                       "its warpgroup (four consecutive warps from a multiple of four) is incomplete",
                       "a CTA whose threads fill every warpgroup that executes wgmma")
@@ -94,7 +94,7 @@ def _per_warp(b, op, t, values, what: str) -> np.ndarray:
     if bad.any():
         w = int(np.flatnonzero(bad)[0])
         k = int(np.flatnonzero(v[w] != v[w, 0])[0])
-        raise b.error(E.WarpSyncError, op, int(t[32 * w + k]),
+        raise b.error(errors.WarpSyncError, op, int(t[32 * w + k]),
                       f"`wgmma.mma_async`: lane {k} gives another {what} ({int(v[w, k]):#x}) "
                       f"than lane 0 ({int(v[w, 0]):#x})", f"the same {what} in every lane")
     return v[:, 0]
@@ -148,7 +148,7 @@ def compile_wgmma_wait(op, prog):
             bad = now != bits[tt]
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise b.error(E.AsyncRegisterError, issuer, int(tt[k]),
+                raise b.error(errors.AsyncRegisterError, issuer, int(tt[k]),
                               f"register `{name}` of this wgmma.mma_async was written before the "
                               f"`wgmma.wait_group` at line {op.line} that waits for it",
                               "no access to the operation's registers until wgmma.wait_group",
@@ -180,12 +180,12 @@ class _Operand:
             tids = np.repeat(lane0[sel], addrs.shape[1] * self.kbytes)
             try:
                 if (flat < 0).any():
-                    raise Fault(E.OutOfBoundsError, int(np.flatnonzero(flat < 0)[0]), 0, ".shared",
+                    raise Fault(errors.OutOfBoundsError, int(np.flatnonzero(flat < 0)[0]), 0, ".shared",
                                 "a negative shared address", "")
                 parts = b.sp.resolve(".shared", flat.astype(np.uint64), 1, tids, False)
             except Fault as f:
                 pos = min(f.pos, len(flat) - 1)
-                raise b.error(E.OutOfBoundsError, op, int(tids[pos]),
+                raise b.error(errors.OutOfBoundsError, op, int(tids[pos]),
                               f"`wgmma.mma_async` matrix {self.name} ({desc}) reaches shared address "
                               f"{int(flat[pos]):#x}: {f.message}",
                               "a descriptor whose matrix lies in the CTA's shared memory",
