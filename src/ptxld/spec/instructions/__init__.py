@@ -17,6 +17,9 @@ _HOME: dict[str, str] = {
     "add": "instructions.arith", "sub": "instructions.arith",
     "mov": "instructions.moves",
     "vote": "instructions.warp",
+    # floating point other than add/sub/mul/mad/div/abs/neg/min/max
+    **dict.fromkeys(("testp", "copysign", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
+                     "tanh"), "instructions.floats"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}

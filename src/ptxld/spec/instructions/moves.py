@@ -25,7 +25,8 @@ RECORDS = (
         Form(".v4.type", "vd, va", where={"type": (".b16", ".b32", ".u16", ".u32", ".s16", ".s32", ".f32")}),
     ), operands={
         "d": "=reg|pred:type",
-        "a": "reg|pred|imm|sreg:type",
+        # `mov.u64 %rd1, f;` takes a function's address, as it takes a variable's
+        "a": "reg|pred|imm|sreg|func:type",
         "pack": "vec",
         "unpack": "=vec",
         # a vector register (`.reg .v2 .u32 v`) or a brace list, element by element
