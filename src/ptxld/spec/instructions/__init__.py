@@ -20,6 +20,8 @@ _HOME: dict[str, str] = {
     # floating point other than add/sub/mul/mad/div/abs/neg/min/max
     **dict.fromkeys(("testp", "copysign", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
                      "tanh"), "instructions.floats"),
+    **dict.fromkeys(("set", "setp", "selp", "slct"), "instructions.compare"),
+    **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
