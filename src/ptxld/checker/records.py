@@ -148,7 +148,8 @@ def _make_plan(d, forms):
         if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
             return _NO_PLAN
         types = _role_types(role, d)
-        regs = frozenset(t for t in TYPES if types is None or any(compatible(x, t) for x in types))
+        fits = compatible_wide if role.wide else compatible
+        regs = frozenset(t for t in TYPES if types is None or any(fits(x, t) for x in types))
         plan.append((regs, "imm" in role.kinds, bool(role.kinds & {"pred", "npred"}),
                      "npred" in role.kinds, "sreg" in role.kinds and not role.write,
                      types is None or any(TYPES[t].kind == "f" for t in types if t in TYPES)))
@@ -394,6 +395,21 @@ def compatible(inst_type: str, reg_type: str) -> bool:
     return ka == kb or ka == "b" or kb == "b" or (ka in "us" and kb in "us")
 
 
+def compatible_wide(inst_type: str, reg_type: str) -> bool:
+    """`compatible`, or a wider register (PTX ISA 9.4.1: the relaxed rule of ld, st and cvt):
+    ptxas 13.0 takes a wider bit-type register for any type (`cvt.rmi.u8.f32 %r1, %rd1`), a
+    wider integer register for an integer type, and refuses a narrower one."""
+    if compatible(inst_type, reg_type):
+        return True
+    a, b = kind_bits(inst_type), kind_bits(reg_type)
+    if a is None or b is None:
+        return False
+    (ka, na), (kb, nb) = a, b
+    if nb <= na:
+        return False
+    return kb == "b" or (kb in ("u", "s") and ka in ("b", "u", "s"))
+
+
 def _packed_bits(c: Checker, ins, vec) -> int | None:
     total = 0
     for item in vec.items:
@@ -460,7 +476,8 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
         if types is None:
             continue
         if kind in ("reg", "pred") and isinstance(decl, Variable):
-            if not any(compatible(t, decl.type) for t in types):
+            fits = compatible_wide if role.wide else compatible
+            if not any(fits(t, decl.type) for t in types):
                 out.append(("PTX0806", op.start, op.end,
                             f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
                             f"({' or '.join(types)})", "register type"))

@@ -49,7 +49,7 @@ class Group:
 #: list (call arguments), the sink `_`, a setp destination pair `p|q`, a special register
 KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func", "params", "sink",
                    "pair", "sreg"})
-_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?::(?P<type>[.\w|]+))?(?:\*(?P<count>\w+))?$")
+_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?(?:\*(?P<count>\w+))?$")
 
 
 class OperandSpec:
@@ -57,13 +57,15 @@ class OperandSpec:
 
     `kinds` is `|`-separated (`reg|imm`); `type` names the slot whose value is the operand's type
     (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
-    width class `b32` (any type of 32 bits); `count` is the number of vector elements, a number or
-    a slot name (`vec`: the `.v2/.v4` written). `write` marks a destination."""
-    __slots__ = ("kinds", "type", "count", "write")
+    width class `b32` (any type of 32 bits); a `+` after it lets a register be wider than an
+    integer or 16-bit type (the relaxed rule of ld, st and cvt, PTX ISA 9.4.1); `count` is the
+    number of vector elements, a number or a slot name (`vec`: the `.v2/.v4` written). `write`
+    marks a destination."""
+    __slots__ = ("kinds", "type", "count", "write", "wide")
 
     def __init__(self, kinds: frozenset, type: str | None = None, count: str | None = None,
-                 write: bool = False):
-        self.kinds, self.type, self.count, self.write = kinds, type, count, write
+                 write: bool = False, wide: bool = False):
+        self.kinds, self.type, self.count, self.write, self.wide = kinds, type, count, write, wide
 
     def __repr__(self) -> str:
         return f"OperandSpec({sorted(self.kinds)}, {self.type!r}, {self.count!r}, write={self.write})"
@@ -77,7 +79,7 @@ class OperandSpec:
         unknown = kinds - KINDS
         if unknown:
             raise ValueError(f"operand spec {text!r}: unknown kind(s) {sorted(unknown)}")
-        return cls(kinds, m["type"], m["count"], write)
+        return cls(kinds, m["type"], m["count"], write, bool(m["wide"]))
 
 
 class Form:

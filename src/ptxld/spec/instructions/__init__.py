@@ -22,6 +22,7 @@ _HOME: dict[str, str] = {
                      "tanh"), "instructions.floats"),
     **dict.fromkeys(("set", "setp", "selp", "slct"), "instructions.compare"),
     **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
+    **dict.fromkeys(("cvt", "cvt.pack", "cvta", "isspacep", "prmt"), "instructions.convert"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
