@@ -80,7 +80,8 @@ def _scalar_forms():
         r = (".rnd" if required else "{.rnd}") if rnd else ""
         t = f"{r}{'{.ftz}' if ftz else ''}{'{.sat}' if sat else ''}.dtype.atype"
         where = {"dtype": (d,), "atype": tuple(atypes)}
-        ops = "dn, an" if gate is not None else "d, a"     # .bf16: registers of the type's size
+        # .bf16: registers of the type's size; between integers a special register may be read
+        ops = "dn, an" if gate is not None else "d, ai" if d in _INTS and atypes[0] in _INTS else "d, a"
         if rnd:
             where["rnd"] = rnd
         if gate is _F32_BF16 and ftz:         # cvt.ftz.f32.bf16 needs sm_90
@@ -122,6 +123,7 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     Form(".rn{.relu}.f16x2.atype", "d2, a8", where={"atype": _F8X2}, gate=_F8),
 ), operands={
     "d": "=reg:dtype+", "a": "reg|imm:atype+", "dn": "=reg:dtype", "an": "reg|imm:atype",
+    "ai": "reg|imm|sreg:atype+",
     "b": "reg|imm:.f32", "bw": "reg|imm:.f32+", "af": "reg|imm:.f32",
     "d2": "=reg:b32", "d2w": "=reg:b32+", "dt": "=reg:b32", "d8": "=reg:b16", "ah": "reg:b32", "a8": "reg:b16",
 })
