@@ -15,10 +15,10 @@ from .header import check_header
 from .ld import check_ld
 from .names import check_guard, check_mnemonic, check_names_together
 from .operands import _STORE_LIKE, check_store_address_width
-from .records import check_instruction, has_record_rules
+from .records import check_family, check_instruction, has_record_rules
 from .registry import RULES, Rule, all_rules
 from ..spec.decode import decode
-from ..spec.opcodes import MNEMONICS
+from ..spec.opcodes import MNEMONICS, SUBNAMES
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
 
@@ -79,7 +79,7 @@ def capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
 
 
 # what the checker runs on an instruction, by its opcode string (worked out once per opcode)
-_UNKNOWN, _PLAIN, _LD, _STORE, _RECORD, _WMMA_LOAD = range(6)
+_UNKNOWN, _PLAIN, _LD, _STORE, _RECORD, _WMMA_LOAD, _FAMILY, _STORE_RECORD = range(8)
 _KIND_OF: dict[str, int] = {}
 
 
@@ -93,11 +93,13 @@ def _kind(opcode: str) -> int:
         elif mn == "ld":
             k = _LD
         elif mn in _STORE_LIKE:
-            k = _STORE
+            k = _STORE_RECORD if has_record_rules(d) else _STORE
         elif d.name == "wmma.load":
             k = _WMMA_LOAD
         elif has_record_rules(d):
             k = _RECORD
+        elif d.spec is None and mn in SUBNAMES:
+            k = _FAMILY
         else:
             k = _PLAIN
         if len(_KIND_OF) >= 8192:  # garbage input can spell endless opcodes
@@ -133,6 +135,11 @@ def _run(c: Checker) -> None:
             check_store_address_width(c, ins)
         elif kind == _RECORD:
             check_instruction(c, ins)
+        elif kind == _STORE_RECORD:
+            check_store_address_width(c, ins)
+            check_instruction(c, ins)
+        elif kind == _FAMILY:
+            check_family(c, ins, ins.decoded)
         elif kind == _WMMA_LOAD:
             m = ins.load
             if isinstance(m, WmmaLoadModel):

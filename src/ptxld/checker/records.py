@@ -12,7 +12,7 @@ from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Si
 from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
-from ..spec.opcodes import special_register
+from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
 from .registry import Example as E
@@ -64,6 +64,13 @@ register(
          E(body="vote.any.pred %p1, %p0;", version="6.4", target="sm_70"),
          E(body="vote.sync.any.pred %p1, %p0, 0xffffffff;", version="6.4", target="sm_70"),
          ptxas="error: Instruction 'vote' without '.sync' is not supported on .target 'sm_70' and higher"),
+    Rule("PTX0809", "vector-size", "error", "a vector size the instruction does not have",
+         "PTX ISA 5.4.2 (Vectors)", "An instruction takes the vector sizes its syntax lists: most "
+         "take `.v2` and `.v4`, and only up to 128 bits in all; `.v8` exists for a few loads and "
+         "stores only.",
+         E(body="mov.v8.b16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7};"),
+         E(body="mov.v4.b16 {%h0, %h1, %h2, %h3}, {%h4, %h5, %h6, %h7};"),
+         ptxas="error: Illegal vector size: 8"),
     Rule("PTX0808", "special-register-write", "error", "a special register written",
          "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
          E(body="mov.u32 %tid.x, %r1;"), E(body="mov.u32 %r1, %tid.x;"),
@@ -213,6 +220,8 @@ def _opcode_rules(c: Checker, ins, d) -> bool:
     if not spec.forms:
         return False
     forms = matching_forms(d)
+    if not forms and _vector_size(c, ins, d):
+        return False
     if not forms:
         m = nearest(d)
         parts = ([f"needs `.{g}`" for g in m.missing] + [f"`{v}` is not in this form" for _, v in m.extra]
@@ -225,6 +234,26 @@ def _opcode_rules(c: Checker, ins, d) -> bool:
         g = spec.gates.get(value_text)
         if g is not None:
             _gate(c, ins, g, base + s, base + e, f"`{value_text}` on `{spec.name}`")
+    return True
+
+
+def _vector_size(c: Checker, ins, d) -> bool:
+    """PTX0809 when the vector size written is in no form of the record."""
+    vec = d.slots.get("vec")
+    if vec is None:
+        return False
+    spec = d.spec
+    sizes = set()
+    for f in spec.forms:
+        for slot in spec.slots(f):
+            if slot.group == "vec":
+                sizes |= slot.values
+    if vec[0] in sizes:
+        return False
+    base = ins.opcode_start
+    c.emit("PTX0809", base + vec[1], base + vec[2], f"`{spec.name}` has no `{vec[0]}` vectors"
+           + (f" (only {', '.join(f'`{v}`' for v in sorted(sizes))})" if sizes else ""),
+           label="illegal vector size")
     return True
 
 
@@ -491,9 +520,38 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
     return out
 
 
+def check_family(c: Checker, ins, d) -> None:
+    """PTX0801 on a family mnemonic (`wmma`, `cp`, `mbarrier`, ...) whose sub-name is none of the
+    ISA's: `wmma.lod.a...` (ptxas: "Unknown modifier '.lod'")."""
+    subs = SUBNAMES[d.mnemonic]
+    parts = ins.opcode.split(".")
+    base = ins.opcode_start
+    s = len(parts[0])
+    if len(parts) < 2:
+        c.emit("PTX0801", base, base + s, f"`{d.mnemonic}` needs one of "
+               + ", ".join(f"`.{x}`" for x in sorted(subs)), label="incomplete instruction name")
+        return
+    if parts[1] not in subs:
+        e = s + 1 + len(parts[1])
+        close = sorted(subs, key=lambda x: _edit_distance(x, parts[1]))[0]
+        c.emit("PTX0801", base + s, base + e, f"`.{parts[1]}` is not a modifier of `{d.mnemonic}`: "
+               f"the {d.mnemonic} instructions are " + ", ".join(f"`{d.mnemonic}.{x}`" for x in sorted(subs)),
+               label="unknown modifier", help=f"did you mean `{d.mnemonic}.{close}`?")
+
+
+def _edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
 def has_record_rules(d) -> bool:
     """Whether an instruction is checked here (a record, and not a load with rules of its own)."""
     return d.spec is not None and d.name not in ("ld", "wmma.load")
 
 
-__all__ = ["check_instruction", "has_record_rules", "compatible", "TYPES"]
+__all__ = ["check_instruction", "check_family", "has_record_rules", "compatible", "TYPES"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checker import check_module
 from ..ptx.parser import parse
 from . import errors as E
 from . import ptxtypes as T
@@ -52,11 +53,13 @@ class RawModule:
     """A PTX module loaded for CPU emulation (the CuPy `RawModule` shape).
 
     `RawModule(code=text)` or `RawModule(path=file)`; syntax errors raise `ModuleError` listing
-    every diagnostic as file:line:col. Module `.global` variables keep their values between
-    launches of the module's kernels."""
+    every diagnostic as file:line:col, and so does a module ptxas would refuse (the checker's
+    errors: an instruction no form of the PTX ISA allows, a gate the target misses, ...) unless
+    `check=False`. Module `.global` variables keep their values between launches of the
+    module's kernels."""
 
     def __init__(self, code: str | None = None, *, path: str | os.PathLike | None = None,
-                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, check: bool = True):
         if (code is None) == (path is None):
             raise TypeError("give exactly one of code= or path=")
         filename = "<string>"
@@ -70,6 +73,15 @@ class RawModule:
             lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in errors]
             raise E.ModuleError(f"{filename}: the module has {len(errors)} syntax error(s):\n" +
                                 "\n".join(lines), errors)
+        if check:
+            # what ptxas would refuse, the emulator refuses too: a CI run on the CPU must not pass
+            # a module the driver cannot load
+            errors = [d for d in check_module(module, cap=False) if d.severity == "error"]
+            if errors:
+                lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in errors]
+                raise E.ModuleError(f"{filename}: ptxas would refuse the module ({len(errors)} "
+                                    "error(s); RawModule(..., check=False) runs it anyway):\n" +
+                                    "\n".join(lines), errors)
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)

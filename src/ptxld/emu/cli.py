@@ -60,13 +60,15 @@ def _arg(text: str):
               help="Write buffers here instead of back into the .npy files.")
 @click.option("--max-steps", default=None, type=int, help="Instruction-step budget.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary.")
+@click.option("--no-check", is_flag=True,
+              help="Run even a module ptxas would refuse (skip the checker's errors).")
 @click.argument("args", nargs=-1)
-def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, args):
+def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, no_check, args):
     """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
     parsed = [_arg(a) for a in args]
     progress = _Progress() if sys.stderr.isatty() else None
     try:
-        mod = RawModule(path=file)
+        mod = RawModule(path=file, check=not no_check)
         k = mod.get_function(kernel)
         stats = k(_dims(grid, "--grid"), _dims(block, "--block"), [p for p, _ in parsed],
                   shared_mem=shared_mem, cluster=_dims(cluster, "--cluster"),

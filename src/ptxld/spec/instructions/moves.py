@@ -11,7 +11,8 @@ _TYPES = (".pred", ".b16", ".b32", ".b64", ".b128", ".u16", ".u32", ".u64", ".s1
 
 RECORDS = (
     InstructionSpec("mov", "PTX ISA 9.7.9.1 (mov)", (
-        Group("vec", (".v2", ".v4")), Group("type", _TYPES),
+        # `.v8` is a vector size of the ISA, in no form of mov ("Illegal vector size: 8")
+        Group("vec", (".v2", ".v4", ".v8")), Group("type", _TYPES),
     ), forms=(
         Form(".type", "d, a", where={"type": tuple(t for t in _TYPES if t != ".b128")}),
         Form(".b128", "d, a", gate=_B128),
