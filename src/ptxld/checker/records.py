@@ -436,7 +436,8 @@ def compatible_wide(inst_type: str, reg_type: str) -> bool:
     (ka, na), (kb, nb) = a, b
     if nb <= na:
         return False
-    return kb == "b" or (kb in ("u", "s") and ka in ("b", "u", "s"))
+    # a bit type takes any wider register (`st.b16 [a], %f1`), others a wider bit or integer one
+    return kb == "b" or (kb in ("u", "s") and ka in ("b", "u", "s")) or (ka == "b" and kb != "pred")
 
 
 def _packed_bits(c: Checker, ins, vec) -> int | None:
@@ -511,9 +512,10 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                             f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
                             f"({' or '.join(types)})", "register type"))
         elif kind == "vec" and role.count is not None:   # a vector of elements of the type
+            fits = compatible_wide if role.wide else compatible
             for item in op.items:
                 var = c.lookup(ins, item.name) if isinstance(item, Name) else None
-                if isinstance(var, Variable) and not any(compatible(t, var.type) for t in types):
+                if isinstance(var, Variable) and not any(fits(t, var.type) for t in types):
                     out.append(("PTX0806", item.start, item.end,
                                 f"`{item.name}` ({var.type}) cannot be an element of operand `{name}` "
                                 f"of `{ins.opcode}` ({' or '.join(types)})", "register type"))
