@@ -175,3 +175,9 @@ def _families() -> dict[str, frozenset[str]]:
 
 #: `wmma` -> {"load", "store", "mma"}: a family mnemonic is an instruction only with one of these
 SUBNAMES: dict[str, frozenset[str]] = _families()
+
+
+#: Dotted instruction names of the ISA (`barrier.cluster`, `st.async`, `fence.proxy`, ...): an
+#: opcode that starts with one is that instruction, not its shorter namesake with modifiers.
+DOTTED_NAMES: frozenset[str] = frozenset(
+    {name for name, _, _ in ISA_INSTRUCTIONS if "." in name} | {"fence.proxy", "membar.proxy"})

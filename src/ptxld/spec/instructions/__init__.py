@@ -24,6 +24,8 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
     **dict.fromkeys(("cvt", "cvt.pack", "cvta", "isspacep", "prmt"), "instructions.convert"),
     **dict.fromkeys(("st", "atom", "red", "prefetch", "prefetchu"), "instructions.memory"),
+    **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
+                     "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
