@@ -156,10 +156,15 @@ def _make_plan(d, forms):
             return _NO_PLAN
         types = _role_types(role, d)
         fits = compatible_wide if role.wide else compatible
-        regs = frozenset(t for t in TYPES if types is None or any(fits(x, t) for x in types))
-        plan.append((regs, "imm" in role.kinds, bool(role.kinds & {"pred", "npred"}),
-                     "npred" in role.kinds, "sreg" in role.kinds and not role.write,
-                     types is None or any(TYPES[t].kind == "f" for t in types if t in TYPES)))
+        regs = frozenset(t for t in TYPES if "reg" in role.kinds and (
+            types is None or any(fits(x, t) for x in types)))
+        int_ok, float_ok = _literals(types)
+        if "npred" in role.kinds and types is None:
+            int_ok = True         # a constant predicate
+        # a predicate register only where the role takes one of type .pred (`and.pred`, not `and.b32`)
+        pred_ok = bool(role.kinds & {"pred", "npred"}) and (types is None or ".pred" in types)
+        plan.append((regs, bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), pred_ok,
+                     "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok))
     return tuple(plan)
 
 
@@ -169,7 +174,7 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
         return False
     scope = ins.scope or ins.module.scope
     memo = c._lookups
-    for piece, (regs, imm, pred, npred, sreg, float_ok) in zip(pieces, plan):
+    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok) in zip(pieces, plan):
         p = piece.strip()
         if not p:
             return False
@@ -193,7 +198,8 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
             elif var.type not in regs:
                 return False
         elif first.isdigit() or first == "-":
-            if not imm or (not float_ok and ("." in p or p[:2] in ("0f", "0F", "0d", "0D"))):
+            is_float = "." in p or p[:2] in ("0f", "0F", "0d", "0D")
+            if not imm or (not float_ok and is_float) or (not int_ok and not is_float):
                 return False
         else:
             return False
@@ -262,13 +268,20 @@ def _operands(c: Checker, ins, d, forms) -> None:
     spec = d.spec
     base = ins.opcode_start
     errors = None
+    fitting = None
     for form in forms:
         found = _operand_problems(c, ins, spec, form)
         if not found:
-            if form.gate is not None:
-                _gate(c, ins, form.gate, base, base + len(ins.opcode), f"`{spelled(spec, form)}`")
-            return
+            # of the forms the operands fit, one whose gate the module meets (a feature can open
+            # at two corners: `cvt...e4m3x2` on sm_90 from PTX ISA 7.8, on sm_89 from 8.1)
+            if form.gate is None or not _gate_fails(c, form.gate):
+                return
+            fitting = fitting or form
+            continue
         errors = errors or found
+    if fitting is not None:
+        _gate(c, ins, fitting.gate, base, base + len(ins.opcode), f"`{spelled(spec, fitting)}`")
+        return
     for code, start, end, message, label in errors:
         c.emit(code, start, end, message, label=label)
 
@@ -324,6 +337,21 @@ def _name_class(c: Checker, ins, name: str):
     if name in c.labels_of(ins.function):
         return "?label"
     return "?func" if name in c.module.functions else "?name"
+
+
+def _gate_fails(c: Checker, gate: Gate) -> bool:
+    """Whether `_gate` would report anything for this module."""
+    if c.version is not None and c.version < gate.min_ptx:
+        return True
+    t = c.target
+    if t is None:
+        return False
+    if gate.only_targets and t.name not in gate.only_targets:
+        return True
+    if gate.min_sm and t.number < gate.min_sm:
+        return True
+    return bool(gate.below_sm and t.number >= gate.below_sm and (
+        gate.below_sm_from_ptx is None or (c.version is not None and c.version >= gate.below_sm_from_ptx)))
 
 
 def _gate(c: Checker, ins, gate: Gate, start: int, end: int, what: str) -> None:
@@ -388,7 +416,8 @@ def _accepts(role: OperandSpec, kind: str) -> bool:
     kinds = role.kinds
     if kind in kinds:
         return True
-    return kind == "pred" and "npred" in kinds
+    # a predicate operand may be a constant (ptxas 13.0 takes `selp.b32 %r1, %r2, %r3, 1`)
+    return (kind == "pred" and "npred" in kinds) or (kind == "imm" and "npred" in kinds)
 
 
 def _role_types(role: OperandSpec, d) -> list[str] | None:
@@ -401,7 +430,7 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
         if part.startswith("."):
             out.append(part)
         elif part[0] == "b" and part[1:].isdigit():
-            out.append("." + part)       # a width class: `.b32` matches every 32-bit type
+            out.append("#" + part)       # a width class: a bit-type register of that size
         else:
             v = d.get(part)
             if v is None:
@@ -410,9 +439,33 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
     return out
 
 
+def _literals(types) -> tuple[bool, bool]:  # noqa: C901 - one branch per kind
+    """(integer literals allowed, floating-point literals allowed) for an operand of these types:
+    ptxas 13.0 takes integers for integer types, `0f...`/decimals for floating-point types, both
+    for bit types, and no immediate for packed types (`add.s16x2 %r1, 1, %r2`)."""
+    if types is None:
+        return True, True
+    int_ok = float_ok = False
+    for t in types:
+        info = TYPES.get("." + t[1:] if t[0] == "#" else t)
+        if info is None:
+            return True, True
+        if info.kind == "b":
+            int_ok = float_ok = True
+        elif info.kind in ("u", "s"):
+            int_ok = True
+        elif info.kind == "f":
+            float_ok = True
+    return int_ok, float_ok
+
+
 def compatible(inst_type: str, reg_type: str) -> bool:
     """Relaxed type checking (PTX ISA 9.4.1): same size, and the same kind, or a bit type on
-    either side, or integers of either signedness."""
+    either side, or integers of either signedness. ptxas 13.0 reads an `.f16x2` register as 32
+    untyped bits where an integer or bit type is expected (`add.s32 %r1, %h2x, %r3` passes)."""
+    if inst_type[0] == "#":          # a width class: `.bN` registers only (ptxas 13.0)
+        return reg_type == "." + inst_type[1:]
+    reg_type = _as_bits(inst_type, reg_type)
     a, b = kind_bits(inst_type), kind_bits(reg_type)
     if a is None or b is None:
         return True
@@ -424,13 +477,21 @@ def compatible(inst_type: str, reg_type: str) -> bool:
     return ka == kb or ka == "b" or kb == "b" or (ka in "us" and kb in "us")
 
 
+def _as_bits(inst_type: str, reg_type: str) -> str:
+    if reg_type == ".f16x2" and inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s"):
+        return ".b32"
+    return reg_type
+
+
 def compatible_wide(inst_type: str, reg_type: str) -> bool:
     """`compatible`, or a wider register (PTX ISA 9.4.1: the relaxed rule of ld, st and cvt):
     ptxas 13.0 takes a wider bit-type register for any type (`cvt.rmi.u8.f32 %r1, %rd1`), a
     wider integer register for an integer type, and refuses a narrower one."""
     if compatible(inst_type, reg_type):
         return True
-    a, b = kind_bits(inst_type), kind_bits(reg_type)
+    if inst_type[0] == "#":
+        return reg_type[:2] == ".b" and reg_type in TYPES and TYPES[reg_type].bits > int(inst_type[2:])
+    a, b = kind_bits(inst_type), kind_bits(_as_bits(inst_type, reg_type))
     if a is None or b is None:
         return False
     (ka, na), (kb, nb) = a, b
@@ -504,6 +565,14 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             continue
         types = _role_types(role, d)
         if types is None:
+            continue
+        if kind == "imm" and isinstance(op, (Int, Float)):
+            int_ok, float_ok = _literals(types)
+            is_float = isinstance(op, Float) or op.text[:2] in ("0f", "0F", "0d", "0D")
+            if not (float_ok if is_float else int_ok):
+                what = "a floating-point" if is_float else "an integer"
+                out.append(("PTX0806", op.start, op.end, f"{what} immediate cannot be operand `{name}` of "
+                            f"`{ins.opcode}` ({' or '.join(types)})", "immediate type"))
             continue
         if kind in ("reg", "pred") and isinstance(decl, Variable):
             fits = compatible_wide if role.wide else compatible

@@ -57,7 +57,7 @@ class OperandSpec:
 
     `kinds` is `|`-separated (`reg|imm`); `type` names the slot whose value is the operand's type
     (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
-    width class `b32` (any type of 32 bits); a `+` after it lets a register be wider than an
+    width class `b32` (a bit-type register of 32 bits, as ptxas wants for packed values); a `+` after it lets a register be wider than an
     integer or 16-bit type (the relaxed rule of ld, st and cvt, PTX ISA 9.4.1); `count` is the
     number of vector elements, a number or a slot name (`vec`: the `.v2/.v4` written). `write`
     marks a destination."""

@@ -30,49 +30,38 @@ _STANDARD = (".b16", ".b32", ".b64", ".s16", ".s32", ".s64", ".u16", ".u32", ".u
 _HALF = (".f16", ".f16x2", ".bf16", ".bf16x2")
 
 
-def _cmp_forms(type_slot: str, prefix: str, operands: str, dtypes=None):
+def _cmp_forms(type_slot: str, operands: str, dtypes=None):
     """One form per source class, without and with a boolean operation (and its `c`). `dtypes`:
-    for `set`, source types -> [(destination types, gate)]."""
+    for `set`, source types -> [(destination types, gate, source types)]."""
     out = []
     for types, cmps, ftz, gate in _CLASSES:
-        for dtype_list, dgate in (dtypes(types) if dtypes else [((), None)]):
-            ftz_t = "{.ftz}" if ftz else ""
-            g = dgate or gate
-            if g is not None and gate is not None and g is not gate:
-                g = g.join(gate)
-            where = {"cmp": cmps, type_slot: types}
+        for dtype_list, dgate, stypes in (dtypes(types) if dtypes else [((), None, types)]):
+            ftz_t = "{.ftz}" if ftz and ".bf16" not in dtype_list else ""   # a .bf16 result: no .ftz
+            g = gate.join(dgate) if gate is not None and dgate is not None else (dgate or gate)
+            where = {"cmp": cmps, type_slot: stypes}
             if dtype_list:
                 where["dtype"] = dtype_list
             d = ".dtype" if dtype_list else ""
-            if ".bf16" in dtype_list:     # a .bf16 result takes no .ftz, whatever the sources
-                ftz_t = ""
             out.append(Form(f".cmp{ftz_t}{d}.{type_slot}", operands, where=dict(where), gate=g))
             out.append(Form(f".cmp.bool{ftz_t}{d}.{type_slot}", operands + ", c", where=dict(where), gate=g))
     return tuple(out)
 
 
+_INT_RESULT = Gate((6, 5), 53, "set with a half-precision source and an integer result",
+                   "set with .f16/.f16x2 sources and an integer result: PTX ISA 6.5 (ptxas 13.0).")
+
+
 def _set_dtypes(stypes):
-    """Destination types `set` takes for a class of source types (measured against ptxas 13.0)."""
+    """Destination types `set` takes for a class of source types (measured against ptxas 13.0):
+    (destination types, gate, the source types they pair with)."""
     if stypes[0] in _STANDARD:
-        return [((".u32", ".s32", ".f32"), None), ((".f16",), F16_GATE), ((".bf16",), _BF16_CMP)]
+        return [((".u32", ".s32", ".f32"), None, stypes), ((".f16",), F16_GATE, stypes),
+                ((".bf16",), _BF16_CMP, stypes)]
     if stypes == (".f16", ".f16x2"):
-        return [((".f16", ".u16", ".s16", ".u32", ".s32"), None), ((".f16x2", ".u32", ".s32"), None)]
-    return [((".bf16", ".u16", ".s16", ".u32", ".s32"), None), ((".bf16x2", ".u32", ".s32"), None)]
-
-
-def _set_forms():
-    out = []
-    for f in _cmp_forms("stype", "", "d, a, b", _set_dtypes):
-        st = f.where["stype"]
-        # the x2 destinations pair with their own source type only
-        if st[0] in _HALF:
-            wide = ".f16x2" if st[0] == ".f16" else ".bf16x2"
-            if wide in f.where["dtype"]:
-                f.where["stype"] = (wide,)
-            else:
-                f.where["stype"] = (st[0],)
-        out.append(f)
-    return tuple(out)
+        return [((".f16",), None, (".f16",)), ((".u16", ".s16", ".u32", ".s32"), _INT_RESULT, (".f16",)),
+                ((".f16x2",), None, (".f16x2",)), ((".u32", ".s32"), _INT_RESULT, (".f16x2",))]
+    return [((".bf16", ".u16", ".s16", ".u32", ".s32"), None, (".bf16",)),
+            ((".bf16x2", ".u32", ".s32"), None, (".bf16x2",))]
 
 
 _ALL = _STANDARD + _HALF
@@ -83,12 +72,12 @@ _FTZ = Group("ftz", (".ftz",))
 RECORDS = (
     InstructionSpec("setp", "PTX ISA 9.7.5.2 (setp), 9.7.4.7 (half-precision setp)", (
         _CMP_GROUP, _BOOL_GROUP, _FTZ, Group("type", _ALL),
-    ), forms=_cmp_forms("type", "", "p, a, b"),
+    ), forms=_cmp_forms("type", "p, a, b"),
         operands={"p": "=pred|pair", "a": "reg|imm:type", "b": "reg|imm:type", "c": "npred"}),
     InstructionSpec("set", "PTX ISA 9.7.5.1 (set), 9.7.4.6 (half-precision set)", (
         _CMP_GROUP, _BOOL_GROUP, _FTZ,
         Group("dtype", (".u32", ".s32", ".f32", ".u16", ".s16") + _HALF), Group("stype", _ALL),
-    ), forms=_set_forms(),
+    ), forms=_cmp_forms("stype", "d, a, b", _set_dtypes),
         operands={"d": "=reg:dtype", "a": "reg|imm:stype", "b": "reg|imm:stype", "c": "npred"}),
     InstructionSpec("selp", "PTX ISA 9.7.5.3 (selp)", (Group("type", _STANDARD),),
                     forms=(Form(".type", "d, a, b, c"),),

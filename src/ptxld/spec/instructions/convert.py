@@ -32,7 +32,10 @@ _PACKED_SATFINITE = _PACKED.join(_SATFINITE)
 _TF32_RN = Gate((7, 8), 90, "cvt.rn/.rz.tf32.f32", "cvt.tf32.f32 with .rn/.rz: PTX ISA 7.8, sm_90.")
 _TF32_SATFINITE = Gate((8, 6), 100, "cvt.rn.satfinite.tf32.f32",
                        ".satfinite on cvt.rn/.rz.tf32.f32: PTX ISA 8.6, sm_100.")
-_F8 = Gate((7, 8), 89, "cvt with .e4m3x2/.e5m2x2", ".e4m3x2/.e5m2x2 conversions: PTX ISA 7.8, sm_89.")
+_F8 = Gate((7, 8), 90, "cvt with .e4m3x2/.e5m2x2", ".e4m3x2/.e5m2x2 conversions: PTX ISA 7.8 (sm_90 "
+           "under PTX ISA 7.8 in ptxas 13.0).")
+_F8_89 = Gate((8, 1), 89, "cvt with .e4m3x2/.e5m2x2 on sm_89", ".e4m3x2/.e5m2x2 conversions on sm_89: "
+              "PTX ISA 8.1 (ptxas 13.0).")
 
 
 def _range(t: str) -> tuple[int, int]:
@@ -118,17 +121,23 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     Form(".rnd{.relu}.tf32.f32", "dt, af", where={"rnd": (".rn", ".rz")}, gate=_TF32_RN),
     Form(".rnd{.relu}.satfinite.tf32.f32", "dt, af", where={"rnd": (".rn", ".rz")}, gate=_TF32_SATFINITE),
     # 8-bit floats, two at a time
-    Form(".rn.satfinite{.relu}.dtype.f32", "d8, af, b", where={"dtype": _F8X2}, gate=_F8),
-    Form(".rn.satfinite{.relu}.dtype.f16x2", "d8, ah", where={"dtype": _F8X2}, gate=_F8),
-    Form(".rn{.relu}.f16x2.atype", "d2, a8", where={"atype": _F8X2}, gate=_F8),
+    *(f for g in (_F8, _F8_89) for f in (
+        Form(".rn.satfinite{.relu}.dtype.f32", "d8, af, b", where={"dtype": _F8X2}, gate=g),
+        Form(".rn.satfinite{.relu}.dtype.f16x2", "d8, ah", where={"dtype": _F8X2}, gate=g),
+        Form(".rn{.relu}.f16x2.atype", "d2h, a8", where={"atype": _F8X2}, gate=g))),
 ), operands={
     "d": "=reg:dtype+", "a": "reg|imm:atype+", "dn": "=reg:dtype", "an": "reg|imm:atype",
     "ai": "reg|imm|sreg:atype+",
     "b": "reg|imm:.f32", "bw": "reg|imm:.f32+", "af": "reg|imm:.f32",
-    "d2": "=reg:b32", "d2w": "=reg:b32+", "dt": "=reg:b32", "d8": "=reg:b16", "ah": "reg:b32", "a8": "reg:b16",
+    "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:b32", "d8": "=reg:b16", "ah": "reg:.f16x2", "d2h": "=reg:.f16x2", "a8": "reg:b16",
 })
 
 _PACK = Gate((6, 5), 72, "cvt.pack", "cvt.pack: PTX ISA 6.5, sm_72.")
+
+_CTA_SPACE = Gate((7, 8), None, "::cta", "`.shared::cta`: PTX ISA 7.8 (ptxas 13.0: any target).")
+_CLUSTER_SPACE = Gate((7, 8), 90, "::cluster", "`.shared::cluster`: PTX ISA 7.8, sm_90.")
+_PARAM_SPACE = Gate((7, 7), 70, ".param", "cvta/isspacep `.param`: PTX ISA 7.7, sm_70.")
+_ENTRY_SPACE = Gate((8, 3), 70, "::entry", "`.param::entry`: PTX ISA 8.3, sm_70.")
 
 RECORDS = (
     _CVT,
@@ -139,7 +148,7 @@ RECORDS = (
     ), forms=(
         Form(".sat.ctype.s32", "d, a, b", where={"ctype": (".u16", ".s16")}),
         Form(".sat.ctype.s32.b32", "d, a, b, c", where={"ctype": (".u2", ".s2", ".u4", ".s4", ".u8", ".s8")}),
-    ), operands={"d": "=reg:.b32+", "a": "reg|imm:.s32", "b": "reg|imm:.s32", "c": "reg|imm:.b32+"},
+    ), operands={"d": "=reg:.u32+", "a": "reg|imm:.s32+", "b": "reg|imm:.s32+", "c": "reg|imm:.b32+"},
         gate=_PACK),
     InstructionSpec("cvta", "PTX ISA 9.7.9.19 (cvta)", (
         Group("to", (".to",)),
@@ -150,21 +159,21 @@ RECORDS = (
         # `.u32`: a 32-bit address, which ptxas 13.0 refuses on every target ("32-Bit compilation is
         # no longer supported")
         Form("{.to}.space.u64", "p, a", where={"space": (".const", ".global", ".local", ".shared")}),
-        Form("{.to}.space.u64", "p, a", where={"space": (".shared::cta", ".shared::cluster")},
-             gate=Gate((7, 8), None, "cvta .shared::cta/::cluster", "PTX ISA 7.8 (ptxas 13.0: any target).")),
-        Form("{.to}.space.u64", "p, a", where={"space": (".param", ".param::entry")},
-             gate=Gate((7, 7), 70, "cvta .param", "cvta .param: PTX ISA 7.7, sm_70.")),
+        Form("{.to}.space.u64", "p, a", where={"space": (".shared::cta",)}, gate=_CTA_SPACE),
+        Form("{.to}.space.u64", "p, a", where={"space": (".shared::cluster",)}, gate=_CLUSTER_SPACE),
+        Form("{.to}.param.u64", "p, a", gate=_PARAM_SPACE),
+        Form("{.to}.param::entry.u64", "p, a", gate=_ENTRY_SPACE),
     ), operands={"p": "=reg:size", "a": "reg|imm:size"}),
     InstructionSpec("isspacep", "PTX ISA 9.7.9.18 (isspacep)", (
         Group("space", (".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster",
                         ".param", ".param::entry")),
     ), forms=(
         Form(".space", "p, a", where={"space": (".const", ".global", ".local", ".shared")}),
-        Form(".space", "p, a", where={"space": (".shared::cta", ".shared::cluster")},
-             gate=Gate((7, 8), None, "isspacep .shared::cta/::cluster", "PTX ISA 7.8 (ptxas 13.0: any target).")),
-        Form(".space", "p, a", where={"space": (".param", ".param::entry")},
-             gate=Gate((7, 7), 70, "isspacep .param", "isspacep .param: PTX ISA 7.7, sm_70.")),
-    ), operands={"p": "=pred", "a": "reg|imm"}),
+        Form(".space", "p, a", where={"space": (".shared::cta",)}, gate=_CTA_SPACE),
+        Form(".space", "p, a", where={"space": (".shared::cluster",)}, gate=_CLUSTER_SPACE),
+        Form(".param", "p, a", gate=_PARAM_SPACE),
+        Form(".param::entry", "p, a", gate=_ENTRY_SPACE),
+    ), operands={"p": "=pred", "a": "reg|imm:.u32|.u64"}),
     InstructionSpec("prmt", "PTX ISA 9.7.9.7 (prmt)", (
         Group("type", (".b32",)), Group("mode", (".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16")),
     ), forms=(Form(".b32{.mode}", "d, a, b, c"),),

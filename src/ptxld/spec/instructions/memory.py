@@ -76,7 +76,7 @@ _ST = InstructionSpec("st", "PTX ISA 9.7.9.10 (st)", (
     Group("space", _ST_SPACES), Group("cop", (".wb", ".cg", ".cs", ".wt")), Group("l1", _L1), _HINT,
     Group("vec", (".v2", ".v4", ".v8")), Group("type", _ST_TYPES),
 ), forms=_st_forms(), operands={
-    "a": "addr", "b": "reg|imm:type+", "bv": "vec:type+*vec", "policy": "reg|imm:b64",
+    "a": "addr", "b": "reg|imm:type+", "bv": "vec:type+*vec", "policy": "reg|imm:.u64",
 }, gates=_GATES)
 
 # atomic operations and the types ptxas 13.0 takes for each
@@ -91,6 +91,7 @@ _VEC_ATOM = Gate((8, 1), 90, "atom/red vectors", "atom/red with vector types: PT
 _F64_ADD = Gate((5, 0), 60, "atom .add.f64", "atom/red .add.f64: PTX ISA 5.0, sm_60.")
 _B16_CAS = Gate((6, 3), 70, "atom .cas.b16", "atom.cas.b16: PTX ISA 6.3, sm_70.")
 _B128 = Gate((8, 3), 90, "atom .b128", "atom .exch/.cas .b128: PTX ISA 8.3, sm_90.")
+_B128_SYS = Gate((8, 4), 90, "atom .b128 .sys", "atom .b128 with `.sys` scope: PTX ISA 8.4, sm_90.")
 
 
 def _atomic_forms(atom: bool):
@@ -110,8 +111,10 @@ def _atomic_forms(atom: bool):
     if atom:
         # not in the ISA: ptxas 13.0 takes a fourth .b32 operand on the bitwise and exchange
         # operations of .b32 (and refuses it on every other atom)
-        out.append(Form(lead + ".op.b32", "d, a, b, c", where={"op": (".and", ".or", ".xor", ".exch")}))
-        out.append(Form(lead + ".exch.b128", "d, a, b, c", gate=_B128))
+        out.append(Form(lead + ".op.b32", "d, a, b, c4", where={"op": (".and", ".or", ".xor", ".exch")}))
+        out.append(Form("{.sem}{.scope}{.space}.exch.b128", "d, a, b, c", gate=_B128,
+                        where={"scope": (".cta", ".cluster", ".gpu")}))
+        out.append(Form("{.sem}.sys{.space}.exch.b128", "d, a, b, c", gate=_B128_SYS))
     add(".add.type", "b", where={"type": (".u32", ".s32", ".u64", ".f32")})
     add(".add.f64", "b", gate=_F64_ADD)
     add(".op.u32", "b", where={"op": (".inc", ".dec")})
@@ -121,11 +124,15 @@ def _atomic_forms(atom: bool):
     add(".add.noftz.type", "b", where={"type": (".bf16", ".bf16x2")}, gate=_BF16_ATOM)
     if atom:
         add(".exch.type", "b", where={"type": _BITWISE})
-        add(".exch.b128", "b", gate=_B128)
+        out.extend(_hinted("{.sem}{.scope}{.space}.exch.b128", "d, a, b", gate=_B128,
+                           where={"scope": (".cta", ".cluster", ".gpu")}))
+        out.extend(_hinted("{.sem}.sys{.space}.exch.b128", "d, a, b", gate=_B128_SYS))
         # no cache hint on cas ("Illegal modifier '.L2::cache_hint'")
         out.append(Form(lead + ".cas.type", "d, a, b, c", where={"type": _BITWISE}))
         out.append(Form(lead + ".cas.b16", "d, a, b, c", gate=_B16_CAS))
-        out.append(Form(lead + ".cas.b128", "d, a, b, c", gate=_B128))
+        out.append(Form("{.sem}{.scope}{.space}.cas.b128", "d, a, b, c", gate=_B128,
+                        where={"scope": (".cta", ".cluster", ".gpu")}))
+        out.append(Form("{.sem}.sys{.space}.cas.b128", "d, a, b, c", gate=_B128_SYS))
     g = {"space": (".global",)}
     addv(".add.vec.f32", "bv", where={**g, "vec": (".v2", ".v4")}, gate=_VEC_ATOM)
     addv(".op.noftz.vec.type", "bv", where={**g, "op": (".add", ".min", ".max"), "type": (".f16", ".bf16")},
@@ -150,7 +157,7 @@ def _atomic(name: str, section: str, sems: tuple[str, ...]) -> InstructionSpec:
         Group("type", _BITWISE + (".b16", ".b128", ".u32", ".s32", ".u64", ".s64", ".f32", ".f64") + _HALF),
     ), forms=_atomic_forms(atom), operands={
         "d": "=reg|sink:type", "dv": "=vec:type*vec", "a": "addr", "b": "reg|imm:type",
-        "c": "reg|imm:type", "bv": "vec:type*vec", "policy": "reg|imm:b64",
+        "c": "reg|imm:type", "c4": "reg:type", "bv": "vec:type*vec", "policy": "reg|imm:.u64",
     }, gates=_ATOM_GATES)
 
 
