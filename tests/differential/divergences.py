@@ -62,4 +62,67 @@ DIVERGENCES: tuple[Divergence, ...] = (
         lambda o: o.ptxas_verdict == "accept" and bool(o.errors)
         and all("special register" in d.message for d in o.errors),
     ),
+    Divergence(
+        "float-register-in-collective-operand",
+        "a float register as an integer operand of a barrier, warp collective or address test",
+        "ptxld applies the relaxed type rule of the PTX ISA (9.4.1) to every operand: a `.b32`/`.u32` "
+        "operand takes any 32-bit register, and an `.f16x2` register reads as 32 bits. ptxas 13.0 "
+        "follows that for arithmetic (`add.s32` takes an `.f16x2` register) but refuses `.f32` and "
+        "`.f16x2` registers in the operands of bar/barrier, match, redux, vote, shfl, shf and "
+        "isspacep (\"Arguments mismatch\").",
+        "isa.*.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors and dict(o.case.tags).get("as") in (".f16x2", ".f32")
+        and o.case.family.split(".")[1] in ("bar", "barrier", "match", "redux", "vote", "shfl", "shf",
+                                            "shl", "shr", "isspacep", "nanosleep")
+        and _ptxas_says(o, "Arguments mismatch"),
+    ),
+    Divergence(
+        "bf16-set-result-in-integer-register",
+        "a 16-bit integer register for the .bf16 result of set",
+        "ptxas 13.0 takes a `.u16`/`.s16` register for `set`'s `.bf16` destination; ptxld wants a "
+        "`.b16` register (`.bf16` is its own class under the PTX ISA's type rules, and ptxas refuses "
+        "integer registers for `.bf16` everywhere else: cvt, fma, setp sources).",
+        "isa.set.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and o.case.family == "isa.set.operands"
+        and dict(o.case.tags).get("as") in (".u16", ".s16") and all(d.code == "PTX0806" for d in o.errors),
+    ),
+    Divergence(
+        "barrier-thread-count-multiple",
+        "an immediate barrier thread count that is not a multiple of the warp size",
+        "The PTX ISA says the thread count of bar/barrier must be a multiple of the warp size; "
+        "ptxas 13.0 checks it for immediates. ptxld does not check operand values.",
+        "isa.bar*.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors
+        and _ptxas_says(o, "Number of threads participating in barrier"),
+    ),
+    Divergence(
+        "atom-fourth-operand-immediate",
+        "an immediate fourth operand of a bitwise or exchange atom",
+        "ptxas 13.0 takes a fourth `.b32` register on atom.and/or/xor/exch.b32 (no form of the PTX "
+        "ISA) and asks for `.L2::cache_hint` when that operand is an immediate; ptxld reads an "
+        "immediate there as its cache policy, which the form does not name.",
+        "isa.atom.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors
+        and _ptxas_says(o, ".L2::cache_hint modifier required", "atom"),
+    ),
+    Divergence(
+        "special-register-narrower-than-cvt-source",
+        "a 32-bit special register as a 64-bit cvt source",
+        "ptxas 13.0 refuses `cvt.s16.s64 %rs, %tid.x` (the register is narrower than the source "
+        "type); ptxld does not type special registers read by cvt.",
+        "isa.cvt.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors and o.case.family == "isa.cvt.operands"
+        and dict(o.case.tags).get("as") == "sreg",
+    ),
+    Divergence(
+        "bf16-comparison-operand-quirks",
+        "the boolean operand and sources of .bf16 comparisons",
+        "ptxas 13.0 takes a constant for the boolean operand `c` of set/setp on every type but "
+        "`.bf16`/`.bf16x2` (there: \"Arguments mismatch\"), and takes a predicate register as a "
+        "`.bf16x2` source of set; ptxld applies one rule to every type (constants allowed for `c`, "
+        "registers of the type's class for sources).",
+        "isa.set.operands, isa.setp.operands cases, ptxas 13.0.88",
+        lambda o: o.case.family in ("isa.set.operands", "isa.setp.operands") and ".bf16" in o.case.focus
+        and dict(o.case.tags).get("as") in ("imm", ".pred"),
+    ),
 )
