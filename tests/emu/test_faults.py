@@ -264,7 +264,14 @@ def test_every_error_class_is_exported_under_emulation_error():
 def test_a_load_with_two_types_is_not_run_as_either():
     # `ld.global.u8.u32`: the checker reports two types (PTX0202), explain refuses to describe
     # it, and the emulator, reading the same load model, refuses to guess which one was meant
-    k, src = kernel("ld.param.u64 %rd1, [p];\nld.global.u8.u32 %r1, [%rd1];\nst.global.u32 [%rd1], %r1;")
+    # it, RawModule refuses the module with that diagnostic, and the emulator (checking off),
+    # reading the same load model, refuses to guess which type was meant
+    body = "ld.param.u64 %rd1, [p];\nld.global.u8.u32 %r1, [%rd1];\nst.global.u32 [%rd1], %r1;"
+    with pytest.raises(emu.ModuleError) as e:
+        kernel(body)
+    assert [d.code for d in e.value.diagnostics] == ["PTX0202"]
+    src = HEAD + ".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n" + body + "\nret;\n}\n"
     assert any(d.code == "PTX0202" for d in ptxld.check(src))
+    k = ptxld.RawModule(code=src, check=False).get_function("k")
     with pytest.raises(emu.EmulationError, match=r"not a valid load \(\.u32"):
         k(1, 1, [np.zeros(4, np.int32)])

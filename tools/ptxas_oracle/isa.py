@@ -5,9 +5,13 @@ For each record with forms, families `isa.<name>.forms` and `isa.<name>.mutation
   product is large), on a target and version its gates allow, and on the target/version just
   below each gate; operands built from the form's roles (registers of the slot's type declared
   on the fly, immediates, predicates, addresses, vectors);
+  the exact corner of its gates (the oldest target at the oldest version they allow), and on a
+  sweep of targets (SWEEP) at their newest version;
 * mutations: near misses of a well-formed instance — a required slot dropped, a value the form
   does not allow, a group the form does not name, an unknown or repeated modifier, an operand
-  too many or too few, a register of another type, an immediate where a register belongs.
+  too many or too few, a register of another type, an immediate where a register belongs;
+* operands: every operand of a form in turn as a register of every class (REGISTER_CLASSES), an
+  immediate, a predicate, a special register (the operand type rules, generalised).
 
 Nothing here knows an instruction: everything comes from the records, so a new record gets its
 cases by itself (`python -m ptxas_oracle run` then records ptxas's verdicts).
@@ -32,6 +36,12 @@ versions_for = None
 SKIP = {"ld", "wmma.load"}
 PER_FORM = 48          # opcode spellings tried per form at most
 MUTATIONS_PER_FORM = 24
+OPERAND_SPELLINGS = 2  # spellings per form whose operands are each swapped through every class
+OPERAND_FORMS = 24          # forms per record whose operands are swapped (a sample where there are more)
+# targets every spelling is also tried on (at their newest PTX version), beside its gate placements
+SWEEP = ("sm_75", "sm_80", "sm_90a", "sm_100a", "sm_120")
+REGISTER_CLASSES = (".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64",
+                    ".f16", ".f16x2", ".f32", ".f64", ".b128", ".u8")
 DEFAULT = ("sm_90", (8, 5))
 
 # register class a value of each type is held in (ptxas has no .bf16/.tf32/.e4m3 registers)
@@ -67,6 +77,10 @@ def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
           and not any(_sm(t) >= g.below_sm for g in below)]
     out = []
     if ok:
+        # the corner of the gates: the oldest allowed target at the oldest version it allows
+        corner = next((t for t in ok if _sm(t) >= 75 and [v for v in versions_for(t) if v >= min_ptx]), None)
+        if corner is not None:
+            out.append((corner, min(v for v in versions_for(corner) if v >= min_ptx)))
         target = DEFAULT[0] if DEFAULT[0] in ok else ok[-1]
         vs = [v for v in versions_for(target) if v >= min_ptx]
         if vs:
@@ -87,7 +101,10 @@ def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
         if t is not None:
             vs = list(versions_for(t))
             out.append((t, vs[-1]))
-    return out
+    for t in SWEEP:
+        if t in TARGETS and (only is None or t in only):
+            out.append((t, versions_for(t)[-1]))
+    return list(dict.fromkeys(out))
 
 
 def _spellings(spec: InstructionSpec, form: Form, rng: random.Random) -> list[dict[str, str]]:
@@ -254,6 +271,39 @@ def _mutations_family(spec: InstructionSpec):
     return gen
 
 
+def _operands_family(spec: InstructionSpec):
+    def gen():
+        rng = random.Random(f"isa.{spec.name}.operands")
+        forms = list(spec.forms)
+        if len(forms) > OPERAND_FORMS:   # wgmma and mma have hundreds of forms of one operand shape
+            forms = random.Random(f"isa.{spec.name}.operand-forms").sample(forms, OPERAND_FORMS)
+        for form in forms:
+            roles = [r for _, r, optional in spec.operand_roles(form) if not optional]
+            for values in _spellings(spec, form, rng)[:OPERAND_SPELLINGS]:
+                placements = _placements(spec, form, values)
+                if not placements:
+                    continue
+                target, version = placements[0]
+                for i, role in enumerate(roles):
+                    if role.kinds & {"addr", "label", "func", "params"} or "vec" in role.kinds and role.count:
+                        continue
+                    for cls in REGISTER_CLASSES + ("imm", "sreg"):
+                        k = Kernel()
+                        opcode, ops = _instance(spec, form, values, k)
+                        if cls == "imm":
+                            ops[i] = "1"
+                        elif cls == "sreg":
+                            ops[i] = "%tid.x"
+                        elif cls == ".pred":
+                            ops[i] = k.predicate()
+                        else:
+                            ops[i] = k.reg(cls)
+                        yield version, target, k, _text(opcode, ops), {"operand": i, "as": cls,
+                                                                         "form": spelled(spec, form)}
+    gen.__doc__ = f"every operand of every form of {spec.name} as each register class"
+    return gen
+
+
 def families(kernel, targets, versions) -> dict:
     """name -> generator of every family, given generate.py's Kernel, TARGETS, versions_for."""
     global Kernel, TARGETS, versions_for
@@ -262,6 +312,7 @@ def families(kernel, targets, versions) -> dict:
     for spec in records():
         out[f"isa.{spec.name}.forms"] = _forms_family(spec)
         out[f"isa.{spec.name}.mutations"] = _mutations_family(spec)
+        out[f"isa.{spec.name}.operands"] = _operands_family(spec)
     return out
 
 

@@ -22,7 +22,7 @@ from .registry import RULES, Rule, Trigger, all_rules
 from .selection import SelectionError, enabled_codes, is_enabled
 from .suppress import apply_suppressions, codes_to_run
 from ..spec.decode import decode
-from ..spec.opcodes import MNEMONICS
+from ..spec.opcodes import MNEMONICS, SUBNAMES
 
 __all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules", "SelectionError"]
 
@@ -97,7 +97,7 @@ def capped(diags: list[Diagnostic], filename: str) -> list[Diagnostic]:
 
 
 # what the checker runs on an instruction, by its opcode string (worked out once per opcode)
-_UNKNOWN, _PLAIN, _LD, _STORE, _RECORD, _WMMA_LOAD = range(6)
+_UNKNOWN, _PLAIN, _LD, _STORE, _RECORD, _WMMA_LOAD, _FAMILY, _STORE_RECORD = range(8)
 _KIND_OF: dict[str, int] = {}
 
 
@@ -111,11 +111,13 @@ def _kind(opcode: str) -> int:
         elif mn == "ld":
             k = _LD
         elif mn in _STORE_LIKE:
-            k = _STORE
+            k = _STORE_RECORD if has_record_rules(d) else _STORE
         elif d.name == "wmma.load":
             k = _WMMA_LOAD
         elif has_record_rules(d):
             k = _RECORD
+        elif d.spec is None and mn in SUBNAMES:
+            k = _FAMILY
         else:
             k = _PLAIN
         if len(_KIND_OF) >= 8192:  # garbage input can spell endless opcodes
@@ -131,6 +133,7 @@ def _run(c: Checker) -> None:
     unknown, guard, ld_opcode, ld = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
                                      run[Trigger.LD_OPCODE], run[Trigger.LD])
     store, record, wmma_load = run[Trigger.STORE], run[Trigger.INSTRUCTION], run[Trigger.WMMA_LOAD]
+    family = run[Trigger.FAMILY]
     clean_ld = c.clean_ld
     # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
@@ -174,6 +177,14 @@ def _run(c: Checker) -> None:
         elif kind == _RECORD:
             for check in record:
                 check(c, ins)
+        elif kind == _STORE_RECORD:
+            for check in store:
+                check(c, ins)
+            for check in record:
+                check(c, ins)
+        elif kind == _FAMILY:
+            for check in family:
+                check(c, ins, ins.decoded)
         elif kind == _WMMA_LOAD:
             m = ins.load
             if isinstance(m, WmmaLoadModel):

@@ -43,7 +43,7 @@ NOT_RULES: list[tuple[str, str]] = [
     ("Qualifier order (`ld.global.nc.cg`, `ld.u32.global`, wmma `.shape.layout`)",
      "ptxas accepts any order; only a vector written after the type is flagged (PTX0225)"),
     ("Duplicate declarations, duplicate labels, malformed statements",
-     "reported by the parser (PTX0001–PTX0012)"),
+     "reported by the parser (PTX0001–PTX0013)"),
 ]
 
 

@@ -12,7 +12,7 @@ from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Si
 from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
-from ..spec.opcodes import special_register
+from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
 from .registry import Example, Rule, Trigger, rule
@@ -77,6 +77,13 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
          "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
          Example(body="mov.u32 %tid.x, %r1;"), Example(body="mov.u32 %r1, %tid.x;"),
          ptxas="error: Arguments mismatch"),
+    Rule("PTX0809", "vector-size", "error", "a vector size the instruction does not have",
+         "PTX ISA 5.4.2 (Vectors)", "An instruction takes the vector sizes its syntax lists: most "
+         "take `.v2` and `.v4`, and only up to 128 bits in all; `.v8` exists for a few loads and "
+         "stores only.",
+         Example(body="mov.v8.b16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7};"),
+         Example(body="mov.v4.b16 {%h0, %h1, %h2, %h3}, {%h4, %h5, %h6, %h7};"),
+         ptxas="error: Illegal vector size: 8"),
     also=("PTX0601", "PTX0602"))
 def check_instruction(c: Checker, ins) -> None:
     """Every PTX08xx rule on one instruction with a record (loads excepted). The rules that read
@@ -147,10 +154,16 @@ def _make_plan(d, forms):
         if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
             return _NO_PLAN
         types = _role_types(role, d)
-        regs = frozenset(t for t in TYPES if types is None or any(compatible(x, t) for x in types))
-        plan.append((regs, "imm" in role.kinds, bool(role.kinds & {"pred", "npred"}),
-                     "npred" in role.kinds, "sreg" in role.kinds and not role.write,
-                     types is None or any(TYPES[t].kind == "f" for t in types if t in TYPES)))
+        fits = compatible_wide if role.wide else compatible
+        regs = frozenset(t for t in TYPES if "reg" in role.kinds and (
+            types is None or any(fits(x, t) for x in types)))
+        int_ok, float_ok = _literals(types)
+        if "npred" in role.kinds and types is None:
+            int_ok = True         # a constant predicate
+        # a predicate register only where the role takes one of type .pred (`and.pred`, not `and.b32`)
+        pred_ok = bool(role.kinds & {"pred", "npred"}) and (types is None or ".pred" in types)
+        plan.append((regs, bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), pred_ok,
+                     "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok))
     return tuple(plan)
 
 
@@ -160,7 +173,7 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
         return False
     scope = ins.scope or ins.module.scope
     memo = c._lookups
-    for piece, (regs, imm, pred, npred, sreg, float_ok) in zip(pieces, plan):
+    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok) in zip(pieces, plan):
         p = piece.strip()
         if not p:
             return False
@@ -184,7 +197,8 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
             elif var.type not in regs:
                 return False
         elif first.isdigit() or first == "-":
-            if not imm or (not float_ok and ("." in p or p[:2] in ("0f", "0F", "0d", "0D"))):
+            is_float = "." in p or p[:2] in ("0f", "0F", "0d", "0D")
+            if not imm or (not float_ok and is_float) or (not int_ok and not is_float):
                 return False
         else:
             return False
@@ -211,6 +225,8 @@ def _opcode_rules(c: Checker, ins, d) -> bool:
     if not spec.forms:
         return False
     forms = matching_forms(d)
+    if not forms and _vector_size(c, ins, d):
+        return False
     if not forms:
         m = nearest(d)
         parts = ([f"needs `.{g}`" for g in m.missing] + [f"`{v}` is not in this form" for _, v in m.extra]
@@ -226,18 +242,45 @@ def _opcode_rules(c: Checker, ins, d) -> bool:
     return True
 
 
+def _vector_size(c: Checker, ins, d) -> bool:
+    """PTX0809 when the vector size written is in no form of the record."""
+    vec = d.slots.get("vec")
+    if vec is None:
+        return False
+    spec = d.spec
+    sizes = set()
+    for f in spec.forms:
+        for slot in spec.slots(f):
+            if slot.group == "vec":
+                sizes |= slot.values
+    if vec[0] in sizes:
+        return False
+    base = ins.opcode_start
+    c.emit("PTX0809", base + vec[1], base + vec[2], f"`{spec.name}` has no `{vec[0]}` vectors"
+           + (f" (only {', '.join(f'`{v}`' for v in sorted(sizes))})" if sizes else ""),
+           label="illegal vector size")
+    return True
+
+
 def _operands(c: Checker, ins, d, forms) -> None:
     """The operands against the first form they fit; that form's gate."""
     spec = d.spec
     base = ins.opcode_start
     errors = None
+    fitting = None
     for form in forms:
         found = _operand_problems(c, ins, spec, form)
         if not found:
-            if form.gate is not None:
-                _gate(c, ins, form.gate, base, base + len(ins.opcode), f"`{spelled(spec, form)}`")
-            return
+            # of the forms the operands fit, one whose gate the module meets (a feature can open
+            # at two corners: `cvt...e4m3x2` on sm_90 from PTX ISA 7.8, on sm_89 from 8.1)
+            if form.gate is None or not _gate_fails(c, form.gate):
+                return
+            fitting = fitting or form
+            continue
         errors = errors or found
+    if fitting is not None:
+        _gate(c, ins, fitting.gate, base, base + len(ins.opcode), f"`{spelled(spec, fitting)}`")
+        return
     for code, start, end, message, label in errors:
         c.emit(code, start, end, message, label=label)
 
@@ -295,6 +338,21 @@ def _name_class(c: Checker, ins, name: str):
     return "?func" if name in c.module.functions else "?name"
 
 
+def _gate_fails(c: Checker, gate: Gate) -> bool:
+    """Whether `_gate` would report anything for this module."""
+    if c.version is not None and c.version < gate.min_ptx:
+        return True
+    t = c.target
+    if t is None:
+        return False
+    if gate.only_targets and t.name not in gate.only_targets:
+        return True
+    if gate.min_sm and t.number < gate.min_sm:
+        return True
+    return bool(gate.below_sm and t.number >= gate.below_sm and (
+        gate.below_sm_from_ptx is None or (c.version is not None and c.version >= gate.below_sm_from_ptx)))
+
+
 def _gate(c: Checker, ins, gate: Gate, start: int, end: int, what: str) -> None:
     if c.version is not None and c.version < gate.min_ptx:
         need = f"PTX ISA {fmt_version(gate.min_ptx)}"
@@ -319,6 +377,13 @@ def _gate(c: Checker, ins, gate: Gate, start: int, end: int, what: str) -> None:
                help=gate.note or "")
 
 
+def _whole_vector_fits(role: OperandSpec, d, decl: Variable) -> bool:
+    """A whole vector register as a vector operand: its element count is the role's."""
+    count = role.count
+    want = int(count) if count.isdigit() else (d.get(count) or "")[2:]
+    return not str(want).isdigit() or int(want) == int(decl.vector[2:])
+
+
 def _kind_of(c: Checker, ins, op) -> tuple[str, object]:
     """(kind, declaration) of one operand as written."""
     if isinstance(op, Name):
@@ -329,6 +394,8 @@ def _kind_of(c: Checker, ins, op) -> tuple[str, object]:
             if var.space == ".reg":
                 return ("pred" if var.type == ".pred" else "reg"), var
             return "imm", var          # a variable's address, as a constant
+        if op.name == "WARP_SZ":       # the warp size: a constant, not a register (PTX ISA 10)
+            return "imm", None
         if special_register(op.name) is not None:
             return "sreg", special_register(op.name)
         if c.labels_of(ins.function) and op.name in c.labels_of(ins.function):
@@ -357,7 +424,8 @@ def _accepts(role: OperandSpec, kind: str) -> bool:
     kinds = role.kinds
     if kind in kinds:
         return True
-    return kind == "pred" and "npred" in kinds
+    # a predicate operand may be a constant (ptxas 13.0 takes `selp.b32 %r1, %r2, %r3, 1`)
+    return (kind == "pred" and "npred" in kinds) or (kind == "imm" and "npred" in kinds)
 
 
 def _role_types(role: OperandSpec, d) -> list[str] | None:
@@ -370,7 +438,7 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
         if part.startswith("."):
             out.append(part)
         elif part[0] == "b" and part[1:].isdigit():
-            out.append("." + part)       # a width class: `.b32` matches every 32-bit type
+            out.append("#" + part)       # a width class: a bit-type register of that size
         else:
             v = d.get(part)
             if v is None:
@@ -379,9 +447,33 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
     return out
 
 
+def _literals(types) -> tuple[bool, bool]:  # noqa: C901 - one branch per kind
+    """(integer literals allowed, floating-point literals allowed) for an operand of these types:
+    ptxas 13.0 takes integers for integer types, `0f...`/decimals for floating-point types, both
+    for bit types, and no immediate for packed types (`add.s16x2 %r1, 1, %r2`)."""
+    if types is None:
+        return True, True
+    int_ok = float_ok = False
+    for t in types:
+        info = TYPES.get("." + t[1:] if t[0] == "#" else t)
+        if info is None:
+            return True, True
+        if info.kind == "b":
+            int_ok = float_ok = True
+        elif info.kind in ("u", "s", "pred"):   # `and.pred %p, 1, %q` (ptxas takes 0 and 1)
+            int_ok = True
+        elif info.kind == "f":
+            float_ok = True
+    return int_ok, float_ok
+
+
 def compatible(inst_type: str, reg_type: str) -> bool:
     """Relaxed type checking (PTX ISA 9.4.1): same size, and the same kind, or a bit type on
-    either side, or integers of either signedness."""
+    either side, or integers of either signedness. ptxas 13.0 reads an `.f16x2` register as 32
+    untyped bits where an integer or bit type is expected (`add.s32 %r1, %h2x, %r3` passes)."""
+    if inst_type[0] == "#":          # a width class: `.bN` registers only (ptxas 13.0)
+        return reg_type == "." + inst_type[1:]
+    reg_type = _as_bits(inst_type, reg_type)
     a, b = kind_bits(inst_type), kind_bits(reg_type)
     if a is None or b is None:
         return True
@@ -391,6 +483,30 @@ def compatible(inst_type: str, reg_type: str) -> bool:
     if na != nb:
         return False
     return ka == kb or ka == "b" or kb == "b" or (ka in "us" and kb in "us")
+
+
+def _as_bits(inst_type: str, reg_type: str) -> str:
+    if reg_type == ".f16x2" and inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s"):
+        return ".b32"
+    return reg_type
+
+
+def compatible_wide(inst_type: str, reg_type: str) -> bool:
+    """`compatible`, or a wider register (PTX ISA 9.4.1: the relaxed rule of ld, st and cvt):
+    ptxas 13.0 takes a wider bit-type register for any type (`cvt.rmi.u8.f32 %r1, %rd1`), a
+    wider integer register for an integer type, and refuses a narrower one."""
+    if compatible(inst_type, reg_type):
+        return True
+    if inst_type[0] == "#":
+        return reg_type[:2] == ".b" and reg_type in TYPES and TYPES[reg_type].bits > int(inst_type[2:])
+    a, b = kind_bits(inst_type), kind_bits(_as_bits(inst_type, reg_type))
+    if a is None or b is None:
+        return False
+    (ka, na), (kb, nb) = a, b
+    if nb <= na:
+        return False
+    # a bit type takes any wider register (`st.b16 [a], %f1`), others a wider bit or integer one
+    return kb == "b" or (kb in ("u", "s") and ka in ("b", "u", "s")) or (ka == "b" and kb != "pred")
 
 
 def _packed_bits(c: Checker, ins, vec) -> int | None:
@@ -426,6 +542,13 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                         "written"))
             continue
         kind, decl = _kind_of(c, ins, op)
+        if kind == "reg" and "vec" in role.kinds and isinstance(decl, Variable) and decl.vector \
+                and op.text == decl.name:
+            kind = "vec"    # a `.v2`/`.v4` register used whole, as ptxas takes it for a vector
+            if role.count is not None and len(ops) and not _whole_vector_fits(role, d, decl):
+                out.append(("PTX0805", op.start, op.end, f"`{op.text}` ({decl.vector} {decl.type}) does "
+                            f"not fit operand `{name}` of `{ins.opcode}`", "vector size"))
+            continue
         if not _accepts(role, kind):
             want = " or ".join(_WORDS.get(k, k) for k in sorted(role.kinds))
             out.append(("PTX0805", op.start, op.end,
@@ -469,19 +592,64 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
         types = _role_types(role, d)
         if types is None:
             continue
+        if kind == "imm" and isinstance(op, (Int, Float)):
+            int_ok, float_ok = _literals(types)
+            is_float = isinstance(op, Float) or op.text[:2] in ("0f", "0F", "0d", "0D")
+            if not (float_ok if is_float else int_ok):
+                what = "a floating-point" if is_float else "an integer"
+                out.append(("PTX0806", op.start, op.end, f"{what} immediate cannot be operand `{name}` of "
+                            f"`{ins.opcode}` ({' or '.join(types)})", "immediate type"))
+            continue
         if kind in ("reg", "pred") and isinstance(decl, Variable):
-            if not any(compatible(t, decl.type) for t in types):
+            fits = compatible_wide if role.wide else compatible
+            reg_type = decl.type
+            if decl.vector and decl.type in TYPES and role.count is None and op.text == decl.name:
+                # a vector register used whole is one value of all its bits (`mov.b32 %r, v` with
+                # `.reg .v2 .u16 v`, which ptxas accepts)
+                reg_type = f".b{TYPES[decl.type].bits * int(decl.vector[2:])}"
+            if reg_type not in TYPES or not any(fits(t, reg_type) for t in types):
                 out.append(("PTX0806", op.start, op.end,
                             f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
                             f"({' or '.join(types)})", "register type"))
         elif kind == "vec" and role.count is not None:   # a vector of elements of the type
+            fits = compatible_wide if role.wide else compatible
             for item in op.items:
                 var = c.lookup(ins, item.name) if isinstance(item, Name) else None
-                if isinstance(var, Variable) and not any(compatible(t, var.type) for t in types):
+                if isinstance(var, Variable) and not any(fits(t, var.type) for t in types):
                     out.append(("PTX0806", item.start, item.end,
                                 f"`{item.name}` ({var.type}) cannot be an element of operand `{name}` "
                                 f"of `{ins.opcode}` ({' or '.join(types)})", "register type"))
     return out
+
+
+@rule(Trigger.FAMILY, also=("PTX0801",))
+def check_family(c: Checker, ins, d) -> None:
+    """PTX0801 on a family mnemonic (`wmma`, `cp`, `mbarrier`, ...) whose sub-name is none of the
+    ISA's: `wmma.lod.a...` (ptxas: "Unknown modifier '.lod'")."""
+    subs = SUBNAMES[d.mnemonic]
+    parts = ins.opcode.split(".")
+    base = ins.opcode_start
+    s = len(parts[0])
+    if len(parts) < 2:
+        c.emit("PTX0801", base, base + s, f"`{d.mnemonic}` needs one of "
+               + ", ".join(f"`.{x}`" for x in sorted(subs)), label="incomplete instruction name")
+        return
+    if parts[1] not in subs:
+        e = s + 1 + len(parts[1])
+        close = sorted(subs, key=lambda x: _edit_distance(x, parts[1]))[0]
+        c.emit("PTX0801", base + s, base + e, f"`.{parts[1]}` is not a modifier of `{d.mnemonic}`: "
+               f"the {d.mnemonic} instructions are " + ", ".join(f"`{d.mnemonic}.{x}`" for x in sorted(subs)),
+               label="unknown modifier", help=f"did you mean `{d.mnemonic}.{close}`?")
+
+
+def _edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
 
 
 def has_record_rules(d) -> bool:
@@ -489,4 +657,4 @@ def has_record_rules(d) -> bool:
     return d.spec is not None and d.name not in ("ld", "wmma.load")
 
 
-__all__ = ["check_instruction", "has_record_rules", "compatible", "TYPES"]
+__all__ = ["check_instruction", "check_family", "has_record_rules", "compatible", "TYPES"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checker import check_module
 from ..io import InputError, read_ptx
 from ..ptx.parser import parse
 from ..spec.launch import launch_problems, target_number
@@ -74,11 +75,13 @@ class RawModule:
     """A PTX module loaded for CPU emulation (the CuPy `RawModule` shape).
 
     `RawModule(code=text)` or `RawModule(path=file)`; syntax errors raise `ModuleError` listing
-    every diagnostic as file:line:col. Module `.global` variables keep their values between
-    launches of the module's kernels."""
+    every diagnostic as file:line:col, and so does a module ptxas would refuse (the checker's
+    errors: an instruction no form of the PTX ISA allows, a gate the target misses, ...) unless
+    `check=False`. Module `.global` variables keep their values between launches of the
+    module's kernels."""
 
     def __init__(self, code: str | None = None, *, path: str | os.PathLike | None = None,
-                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, check: bool = True):
         if (code is None) == (path is None):
             raise TypeError("give exactly one of code= or path=")
         filename = "<string>"
@@ -100,7 +103,16 @@ class RawModule:
         if syntax_errors:
             lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in syntax_errors]
             raise errors.ModuleError(f"{filename}: the module has {len(syntax_errors)} syntax error(s):\n" +
-                                "\n".join(lines), syntax_errors)
+                                     "\n".join(lines), syntax_errors)
+        if check:
+            # what ptxas would refuse, the emulator refuses too: a CI run on the CPU must not pass
+            # a module the driver cannot load
+            refused = [d for d in check_module(module, cap=False) if d.severity == "error"]
+            if refused:
+                lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in refused]
+                raise errors.ModuleError(f"{filename}: ptxas would refuse the module ({len(refused)} "
+                                         "error(s); RawModule(..., check=False) runs it anyway):\n" +
+                                         "\n".join(lines), refused)
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)

@@ -106,6 +106,8 @@ def run_options(fn):
         click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
                      help="When asynchronous copies land: at the first wait covering them (default), or "
                      "as late as the PTX ISA allows (surfaces missing waits)."),
+        click.option("--no-check", is_flag=True,
+                     help="Run even a module ptxas would refuse (skip the checker's errors)."),
         click.option("--quiet", "-q", is_flag=True, help="No summary."),
         click.argument("args", nargs=-1),
     )):
@@ -114,7 +116,7 @@ def run_options(fn):
 
 
 def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, memory_budget,
-               max_call_depth, async_copies, args, memory_report=False):
+               max_call_depth, async_copies, no_check, args, memory_report=False):
     """Run a kernel as `ptxld run` does: exit 1 with the error on a fault, save the buffers the
     kernel wrote. Returns the launch statistics (or the memory report, when asked for)."""
     _, warning = read_ptx(file)  # not PTX text at all: the same error (exit 2) as `check`
@@ -127,7 +129,7 @@ def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_step
     # a bar only on a terminal; piped output gets the summary line alone
     progress = _Progress() if sys.stderr.isatty() and sys.stdout.isatty() else None
     try:
-        mod = RawModule(path=file, memory_budget=memory_budget)
+        mod = RawModule(path=file, memory_budget=memory_budget, check=not no_check)
         k = mod.get_function(kernel)
         result = k(dims[0], dims[1], [p for p, _ in parsed], shared_mem=shared_mem, cluster=dims[2],
                    max_steps=max_steps, max_call_depth=max_call_depth, async_copies=async_copies,

@@ -365,9 +365,10 @@ def compile_fallthrough_end(op, prog):
 def compile_bar(op, prog):
     ins = op.ins
     d = ins.decoded
-    if d.has(".warp"):
+    # `bar.warp.sync` and `barrier.cluster` are instructions of their own (their decoded name)
+    if d.name == "bar.warp.sync" or d.has(".warp"):
         return compile_bar_warp(op, prog)
-    if d.has(".cluster"):
+    if d.name == "barrier.cluster" or d.has(".cluster"):
         return _compile_cluster_barrier(op, prog, d)
     kind = "sync"
     for k in ("arrive", "red", "sync"):

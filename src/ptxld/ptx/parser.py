@@ -755,6 +755,13 @@ class _Parser:
                     if not (getattr(prev, "linkage", None) == ".extern" or var.linkage == ".extern"):
                         syntax_error(self.m, var.name_start, var.name_start + len(var.name),
                                      f"`{var.name}` is declared twice in the same scope", code="PTX0012")
+                    elif getattr(prev, "linkage", None) == ".extern" and var.linkage is None and func is None:
+                        # ptxas: "'.extern' variable cannot be resolved by a '.static'"
+                        syntax_error(self.m, var.name_start, var.name_start + len(var.name),
+                                     f"`.extern` variable `{var.name}` is defined here without `.visible` "
+                                     "(a definition local to the module cannot resolve it)", code="PTX0013",
+                                     help="make the definition `.visible` (or `.weak`), or drop the "
+                                     "`.extern` declaration")
                     scope.first_declared.setdefault(var.name, prev.start)
                 scope.names[var.name] = var
             self._add(var)

@@ -18,6 +18,7 @@ Decoding is cached per opcode string: real code repeats a handful of opcodes tho
 from __future__ import annotations
 
 from .instructions import spec_of
+from .opcodes import DOTTED_NAMES
 from .isa import Group, InstructionSpec
 from .types import TYPES
 
@@ -80,11 +81,17 @@ class Decoded:
 
 
 def _resolve(parts: list[str]) -> tuple[str, InstructionSpec | None, int]:
-    """The longest dotted prefix that names a record: (name, record, number of parts)."""
+    """The longest dotted prefix that names a record: (name, record, number of parts). A longer
+    prefix that is an instruction of its own without a record yet (`barrier.cluster`, `st.async`)
+    is read generically rather than as its namesake (`barrier`, `st`) with unknown modifiers."""
     for k in range(len(parts), 0, -1):
         name = ".".join(parts[:k])
         spec = spec_of(name)
         if spec is not None:
+            if k < len(parts) and "." + parts[k] not in spec.slots_of:
+                longer = name + "." + parts[k]
+                if longer in DOTTED_NAMES:
+                    return longer, None, k + 1
             return name, spec, k
     return parts[0], None, 1
 

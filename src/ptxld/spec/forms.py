@@ -58,7 +58,10 @@ def nearest(d: Decoded) -> Mismatch | None:
     spec = d.spec
     if spec is None or not spec.forms:
         return None
-    return min((mismatch(spec, f, d) for f in spec.forms), key=lambda m: m.distance)
+    # among equally near forms, one that lacks a slot beats one that refuses a value written
+    # (`rcp.approx.f64`: needs `.ftz`, as ptxas says, rather than "no .f64 here")
+    return min((mismatch(spec, f, d) for f in spec.forms),
+               key=lambda m: (m.distance, len(m.extra) + len(m.wrong)))
 
 
 def spelled(spec: InstructionSpec, form: Form) -> str:

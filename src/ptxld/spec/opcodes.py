@@ -156,3 +156,25 @@ ISA_INSTRUCTIONS: tuple[tuple[str, str, int], ...] = tuple(
         ("Miscellaneous", 20, "brkpt nanosleep pmevent trap"),
         ("Miscellaneous", 90, "setmaxnreg"),
     ) for name in names.split())
+
+
+def _families() -> dict[str, frozenset[str]]:
+    """Mnemonics that are only ever written with a sub-name (`wmma.load`, `cp.async`, ...):
+    mnemonic -> the sub-names the ISA defines (`wmma` -> {load, store, mma})."""
+    whole = {name for name, _, _ in ISA_INSTRUCTIONS if "." not in name}
+    out: dict[str, set[str]] = {}
+    for name, _, _ in ISA_INSTRUCTIONS:
+        head, _, rest = name.partition(".")
+        if rest and head not in whole:
+            out.setdefault(head, set()).add(rest.split(".")[0])
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+#: `wmma` -> {"load", "store", "mma"}: a family mnemonic is an instruction only with one of these
+SUBNAMES: dict[str, frozenset[str]] = _families()
+
+
+#: Dotted instruction names of the ISA (`barrier.cluster`, `st.async`, `fence.proxy`, ...): an
+#: opcode that starts with one is that instruction, not its shorter namesake with modifiers.
+DOTTED_NAMES: frozenset[str] = frozenset(
+    {name for name, _, _ in ISA_INSTRUCTIONS if "." in name} | {"fence.proxy", "membar.proxy"})

@@ -56,9 +56,8 @@ _plain_cvt = BUILDERS["cvt"]
 
 @builder("cvt")
 def _cvt_or_pack(q: Quals) -> Op:
-    if ".pack" not in q.rest:
+    if q.name != "cvt.pack":
         return _plain_cvt(q)
-    q.one(".pack")
     if not q.flag(".sat"):
         raise Unsupported(f"{q.opcode}: cvt.pack needs .sat")
     types = list(q.types)

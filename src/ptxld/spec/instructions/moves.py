@@ -11,7 +11,8 @@ _TYPES = (".pred", ".b16", ".b32", ".b64", ".b128", ".u16", ".u32", ".u64", ".s1
 
 RECORDS = (
     InstructionSpec("mov", "PTX ISA 9.7.9.1 (mov)", (
-        Group("vec", (".v2", ".v4")), Group("type", _TYPES),
+        # `.v8` is a vector size of the ISA, in no form of mov ("Illegal vector size: 8")
+        Group("vec", (".v2", ".v4", ".v8")), Group("type", _TYPES),
     ), forms=(
         Form(".type", "d, a", where={"type": tuple(t for t in _TYPES if t != ".b128")}),
         Form(".b128", "d, a", gate=_B128),
@@ -25,7 +26,8 @@ RECORDS = (
         Form(".v4.type", "vd, va", where={"type": (".b16", ".b32", ".u16", ".u32", ".s16", ".s32", ".f32")}),
     ), operands={
         "d": "=reg|pred:type",
-        "a": "reg|pred|imm|sreg:type",
+        # `mov.u64 %rd1, f;` takes a function's address, as it takes a variable's
+        "a": "reg|pred|imm|sreg|func:type",
         "pack": "vec",
         "unpack": "=vec",
         # a vector register (`.reg .v2 .u32 v`) or a brace list, element by element
