@@ -156,6 +156,12 @@ class _Printer:
         elif isinstance(item, Variable):
             self.emit(depth, variable_text(item) + ";", item.end)
         elif isinstance(item, Directive):
+            if item.raw and item.name not in (".loc", ".file", "@@DWARF", ".section") \
+                    and _COMMENT.search(item.raw):
+                # the statement's tokens are re-joined, which would mangle a comment inside it
+                line, col = self.src.position(item.start)
+                raise FormatError(f"{self.src.filename}:{line}:{col}: not formatted: a comment inside "
+                                  f"the `{item.name}` statement has no place (does it lack its `;`?)")
             self.emit(depth, directive_text(item), item.end)
         elif isinstance(item, Block):
             self.block(item, depth)
