@@ -102,7 +102,10 @@ def check_instruction(c: Checker, ins) -> None:
             return
         if len(c.diags) == before:
             c.clean_opcodes.add(opcode)
-            plan = _plan(d, matching_forms(d))
+            forms = matching_forms(d)
+            plan = _plan(d, forms)
+            if plan is not None and forms[0].gate is not None and _gate_fails(c, forms[0].gate):
+                plan = None          # the full path reports the gate
             if plan is not None:
                 c.fast_plans[opcode] = plan
                 if _plain_operands_fit(c, ins, plan):
@@ -144,15 +147,22 @@ def _plan(d, forms):
 
 
 def _make_plan(d, forms):
-    if len(forms) != 1 or forms[0].gate is not None:
+    # one plan serves when every matching form takes the same operands under the same gate
+    # (`st.global.u32`: with or without an `.L1` hint); the gate is checked when it is adopted
+    if not forms:
         return _NO_PLAN
     form = forms[0]
     roles = d.spec.operand_roles(form)
+    if any(f.operands != form.operands or f.gate != form.gate for f in forms[1:]):
+        return _NO_PLAN
     if any(optional for _, _, optional in roles):
         return _NO_PLAN
     plan = []
     for _, role, _ in roles:
-        if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
+        if role.kinds == frozenset({"addr"}):
+            plan.append(None)        # an address `[...]`: its names are checked elsewhere
+            continue
+        if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg", "func", "pair"}:
             return _NO_PLAN
         types = _role_types(role, d)
         fits = compatible_wide if role.wide else compatible
@@ -174,10 +184,15 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
         return False
     scope = ins.scope or ins.module.scope
     memo = c._lookups
-    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok) in zip(pieces, plan):
+    for piece, slot in zip(pieces, plan):
         p = piece.strip()
         if not p:
             return False
+        if slot is None:
+            if p[0] != "[" or p[-1] != "]":
+                return False
+            continue
+        regs, imm, pred, npred, sreg, float_ok, int_ok = slot
         first = p[0]
         if first == "!":
             if not npred:
@@ -185,8 +200,15 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
             p = p[1:].strip()
             first = p[:1]
         if first == "%":
-            if "." in p:
-                return False                     # a special register's field, or a vector element
+            if "." in p:                         # a special register's field (`%tid.x`)?
+                if not sreg:
+                    return False
+                base, _, comp = p.partition(".")
+                sr = special_register(base)
+                if sr is None or not sr.components or comp not in sr.components + "rgba" \
+                        or memo.get((scope, base), _NOT_LOOKED_UP) not in (None, _NOT_LOOKED_UP):
+                    return False
+                continue
             var = memo.get((scope, p), _NOT_LOOKED_UP)
             if var is _NOT_LOOKED_UP:
                 var = c.lookup_in(scope, p)
@@ -452,7 +474,7 @@ def _literals(types) -> tuple[bool, bool]:  # noqa: C901 - one branch per kind
             return True, True
         if info.kind == "b":
             int_ok = float_ok = True
-        elif info.kind in ("u", "s"):
+        elif info.kind in ("u", "s", "pred"):
             int_ok = True
         elif info.kind == "f":
             float_ok = True
