@@ -5,39 +5,71 @@ kernels on the CPU (`RawModule`), and work with Maxwell SASS `LDG` (`ptxld.sass`
 """
 from __future__ import annotations
 
-from .diagnostics import Diagnostic
+from typing import TYPE_CHECKING
+
 from .version import version
-from .ptx.nodes import Module
-from .ptx.parser import parse as _parse
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic
+    from .ptx.nodes import Module
 
 __all__ = ["parse", "format", "check", "Diagnostic", "Module", "RawModule", "EmulationError",
-           "__version__"]
+           "FormatError", "TensorMap", "__version__"]
+
+
+def _text(source, what: str) -> str:
+    """PTX text from `str` (or `bytes`, read as UTF-8); anything else is a TypeError."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        # bad bytes become U+FFFD, which the checker reports as a non-ASCII character
+        return bytes(source).decode("utf-8", errors="replace")
+    raise TypeError(f"ptxld.{what}() takes PTX text as str (or UTF-8 bytes), not "
+                    f"{type(source).__name__}")
 
 
 def parse(source: str, *, filename: str = "<string>") -> Module:
-    """Parse a PTX module. Never raises on bad PTX: syntax errors are in `Module.diagnostics`."""
-    return _parse(source, filename=filename)
+    """Parse a PTX module. Never raises on bad PTX: syntax errors are in `Module.diagnostics`
+    (a `source` that is not text is a TypeError)."""
+    # start-up time: the parser only when parsing (`ptxld --version` and `--help` need none of it)
+    from .ptx.parser import parse as parse_module
+    return parse_module(_text(source, "parse"), filename=filename)
 
 
-def format(source: str) -> str:  # noqa: A001 - the contract's name
-    """The canonical text of a module (what `ptxld fmt` prints)."""
+def format(source: str, *, filename: str = "<string>") -> str:  # noqa: A001 - the contract's name
+    """The canonical text of a module (what `ptxld fmt` prints). Raises `FormatError` (a
+    ValueError) on a module with syntax errors or a comment it cannot place: text is never lost."""
     # the printer only when formatting, for start-up time
     from .ptx.printer import format_module
-    return format_module(_parse(source))
+    return format_module(parse(_text(source, "format"), filename=filename))
 
 
-def check(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
-    """Everything `ptxld check` reports for this text, sorted by position."""
+def check(source: str, *, filename: str = "<string>", strict: bool = False, select=None,
+          ignore=None) -> list[Diagnostic]:
+    """Everything `ptxld check` reports for this text, sorted by position. `select`/`ignore`:
+    rule codes or prefixes (`["PTX02"]`, `["PTX0203"]`), most specific wins, as on the command
+    line; `// ptxld: ignore[...]` comments in the text are honoured. Configuration files are
+    not read (the command line reads them)."""
     # the checker only when checking, for start-up time
     from .checker import check_source
-    return check_source(source, filename=filename, strict=strict)
+    return check_source(_text(source, "check"), filename=filename, strict=strict, select=select, ignore=ignore)
 
 
 def __getattr__(name: str):
     if name == "__version__":
         return version()
-    if name in ("RawModule", "EmulationError"):
-        # the emulator loads NumPy: imported when asked for, for start-up time
-        from . import emu
+    if name in ("Module", "Diagnostic"):
+        # start-up time: the node and diagnostic classes only when asked for
+        from .diagnostics import Diagnostic
+        from .ptx.nodes import Module
+        return Module if name == "Module" else Diagnostic
+    if name == "FormatError":
+        # start-up time: the printer only when asked for
+        from .ptx.printer import FormatError
+        return FormatError
+    if name in ("RawModule", "EmulationError", "TensorMap"):
+        # the emulator loads NumPy: imported when asked for, for start-up time (memreport with it:
+        # it registers the memory report kernels return with memory_report=True)
+        from . import emu, memreport  # noqa: F401
         return getattr(emu, name)
     raise AttributeError(f"module 'ptxld' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """The `ptxld` command line: parse, fmt, check, explain, rules, run, sass.
 
-Exit codes (contract): 0 no errors; 1 errors found; 2 usage or I/O problem. No Python traceback
-reaches a user: unexpected exceptions are reported as internal errors with exit code 3.
+Exit codes (contract): 0 no errors; 1 errors found; 2 usage or I/O problem; 3 internal error (a
+bug in ptxld, reported without a traceback); 130 interrupted (Ctrl-C).
 """
 from __future__ import annotations
 
@@ -13,14 +13,16 @@ import click
 from .io import InputError, read_ptx
 
 
-# Subcommands living with their subsystem, imported only when used (the emulator loads NumPy).
+# Subcommands living with their subsystem, imported only when used (the emulator loads NumPy),
+# with the one-line help `ptxld --help` shows without importing them (start-up time).
 _LAZY = {
-    "check": "ptxld.checker.cli:check_cmd",
-    "explain": "ptxld.checker.cli:explain_cmd",
-    "rules": "ptxld.checker.cli:rules_cmd",
-    "run": "ptxld.emu.cli:run_cmd",
-    "sass": "ptxld.sass.cli:sass",
-    "wmma": "ptxld.wmma.cli:wmma_group",
+    "check": ("ptxld.checker.cli:check_cmd", "Check PTX files against the PTX ISA and ptxas 13.0."),
+    "explain": ("ptxld.checker.cli:explain_cmd", "Explain a load instruction or a rule code."),
+    "rules": ("ptxld.checker.cli:rules_cmd", "List every rule with its code, severity and summary."),
+    "run": ("ptxld.memreport.cli:run_cmd", "Run a kernel of a PTX file on the CPU (with --memory-report: "
+            "what each load costs)."),
+    "sass": ("ptxld.sass.cli:sass", "Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower, control."),
+    "wmma": ("ptxld.wmma.cli:wmma_group", "WMMA fragment layouts: tables, pictures, explanations."),
 }
 
 
@@ -30,10 +32,21 @@ class _Group(click.Group):
 
     def get_command(self, ctx, name):
         if name in _LAZY and name not in self.commands:
-            import importlib
-            module, attr = _LAZY[name].split(":")
+            import importlib  # start-up time: the subcommand's package only when it runs
+            module, attr = _LAZY[name][0].split(":")
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx, formatter):
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in _LAZY and name not in self.commands:
+                rows.append((name, _LAZY[name][1]))
+            else:
+                cmd = self.commands[name]
+                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def main(self, *args, **kwargs):
         try:
@@ -44,6 +57,9 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C: the shell's convention, not click's "Aborted!" exit 1
+            click.echo("interrupted", err=True)
+            sys.exit(130)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
         except BrokenPipeError:  # `ptxld rules | head`: the reader left, which is no error
@@ -56,6 +72,10 @@ class _Group(click.Group):
         except RecursionError:
             click.echo("error: input nests too deeply to process", err=True)
             sys.exit(2)
+        except MemoryError:  # the machine's memory ran out before ptxld's own budget did
+            click.echo("error: out of memory; for `run`, lower --memory-budget or the launch size",
+                       err=True)
+            sys.exit(2)
         except Exception as e:  # pragma: no cover - a bug in ptxld, reported without a traceback
             click.echo(f"internal error: {type(e).__name__}: {e}\n"
                        "this is a bug in ptxld; please report it with the input", err=True)
@@ -66,7 +86,11 @@ class _Group(click.Group):
 @click.version_option(package_name="ptxld")
 def main() -> None:
     """Parse, check, run and lower NVIDIA GPU load instructions (PTX ld, ld.global.nc, wmma.load,
-    SASS LDG)."""
+    SASS LDG).
+
+    \b
+    Exit status: 0 no errors, 1 errors found, 2 usage or I/O problem,
+    3 internal error (a bug in ptxld: please report it), 130 interrupted."""
 
 
 @main.command("parse")
@@ -76,12 +100,14 @@ def parse_cmd(file: str, as_json: bool) -> None:
     """Parse FILE and show every load-family instruction (ld, ld.global.nc, wmma.load)."""
     import json
 
+    # start-up time: the parser only for the commands that parse
     from .ptx.loads import to_json
     from .ptx.parser import parse
 
     text, warning = read_ptx(file)
     if warning:
         click.echo(f"warning: {warning}", err=True)
+    file = "<stdin>" if file == "-" else file
     module = parse(text, filename=file)
     for ins in module.loads():
         if as_json:
@@ -105,21 +131,25 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
     """Print FILES in canonical PTX layout (like `ruff format`)."""
     import difflib
 
+    # start-up time: the parser and printer only for the commands that use them
     from .ptx.parser import parse
-    from .ptx.printer import format_module
+    from .ptx.printer import FormatError, format_module
 
     status = 0
     for file in files:
         text, warning = read_ptx(file)
-        module = parse(text, filename=file)
-        errors = [d for d in module.diagnostics if d.severity == "error"]
-        if errors:
-            for d in errors[:20]:
-                click.echo(f"{file}:{d.line}:{d.column}: error[{d.code}]: {d.message}", err=True)
-            click.echo(f"{file}: not formatted: it has syntax errors", err=True)
+        name = "<stdin>" if file == "-" else file
+        if warning and in_place:
+            # writing the text back would replace its undecodable bytes
+            click.echo(f"{name}: not formatted: it is not valid UTF-8 ({warning})", err=True)
             status = max(status, 1)
             continue
-        out = format_module(module)
+        try:
+            out = format_module(parse(text, filename=name))
+        except FormatError as e:
+            click.echo(str(e), err=True)
+            status = max(status, 1)
+            continue
         if check_only or diff:
             if out != text:
                 status = max(status, 1)

@@ -11,7 +11,9 @@ class InputError(Exception):
 
 
 def read_ptx(path: str) -> tuple[str, str | None]:
-    """(text, warning). `-` reads standard input. Invalid UTF-8 is replaced and reported."""
+    """(text, warning). `-` reads standard input (named `<stdin>` in messages). Invalid UTF-8 is
+    replaced and reported."""
+    name = "<stdin>" if path == "-" else path
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
@@ -19,12 +21,12 @@ def read_ptx(path: str) -> tuple[str, str | None]:
             with open(path, "rb") as f:
                 data = f.read(MAX_BYTES + 1)
     except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise InputError(f"{name}: cannot read: {e.strerror or e}") from None
     if len(data) > MAX_BYTES:
-        raise InputError(f"{path}: larger than {MAX_BYTES // (1024 * 1024)} MiB; not read")
+        raise InputError(f"{name}: larger than {MAX_BYTES // (1024 * 1024)} MiB; not read")
     if b"\x00" in data[:65536] or data[:4] == b"\x7fELF":
         what = "an ELF object (cubin?)" if data[:4] == b"\x7fELF" else "binary data"
-        raise InputError(f"{path}: this is {what}, not PTX text"
+        raise InputError(f"{name}: this is {what}, not PTX text"
                          + ("; try `ptxld sass disasm`" if data[:4] == b"\x7fELF" else ""))
     try:
         return data.decode("utf-8"), None
@@ -32,5 +34,5 @@ def read_ptx(path: str) -> tuple[str, str | None]:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         return (data.decode("utf-8", errors="replace"),
-                f"{path}:{line}:{col}: invalid UTF-8 byte 0x{data[e.start]:02x}; PTX is ASCII text "
+                f"{name}:{line}:{col}: invalid UTF-8 byte 0x{data[e.start]:02x}; PTX is ASCII text "
                 "(bad bytes were replaced)")

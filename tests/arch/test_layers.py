@@ -19,7 +19,7 @@ ALLOWED = {
     "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version"},
     "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io"},
     "sass": {"spec", "ptx", "checker", "diagnostics", "io"},
-    "memreport": {"spec", "ptx", "emu", "diagnostics", "io"},
+    "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io"},
 }
 # top-level modules of the package that sit above everything (the command line, the API)
 TOP = {"ptxld", "ptxld.cli"}
@@ -75,14 +75,6 @@ def _package(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-import pytest  # noqa: E402
-
-_CHECKER_PENDING = pytest.mark.xfail(
-    strict=True, reason="checker/registry <-> catalog and the CLI's lazy imports go with the "
-    "rules-as-units restructure (issue 10, item 3); remove this mark when it lands")
-
-
-@_CHECKER_PENDING
 def test_no_import_cycles():
     mods = _modules()
     edges: dict[str, set] = {}
@@ -147,14 +139,24 @@ def test_layers_read_top_down():
     assert not bad, "\n".join(bad)
 
 
-@_CHECKER_PENDING
+# Function-level imports of ptxld modules today: the command line's subcommands, the API's
+# `parse`/`format`/`check`/`Module`/`Diagnostic`/`RawModule` (the parser is ~22 ms that
+# `ptxld --version` does not need), the renderers, the process pool, the wmma pictures and the
+# wmma tables the checker needs only for `wmma.load` (2.4 ms of every `ptxld check` otherwise),
+# the matrix pictures of `explain`, and the memory report loaded with `ptxld.RawModule` (it
+# registers the report the emulator returns with memory_report=True; at module level it would
+# bring NumPy into `import ptxld`: 1.0 ms without it, NumPy alone is ~55 ms).
+# Lower it when one goes; raising it needs a start-up measurement that asks for it.
+MAX_FUNCTION_LEVEL_IMPORTS = 20
+
+
 def test_function_level_imports_say_why():
     """A function-level import is allowed only for start-up time, with a comment saying so on
-    the import or the line above."""
+    the import or the line above; there are only a handful."""
     bad = []
-    for a, b, line, top, path in _imports(_modules()):
-        if top:
-            continue
+    inside = [row for row in _imports(_modules()) if not row[3]]
+    assert len(inside) <= MAX_FUNCTION_LEVEL_IMPORTS, [f"{a} imports {b} (line {line})" for a, b, line, *_ in inside]
+    for a, b, line, top, path in inside:
         lines = path.read_text().splitlines()
         near = " ".join(lines[max(0, line - 3):line]).lower()
         if "start-up" not in near and "startup" not in near:

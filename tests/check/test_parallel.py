@@ -78,7 +78,7 @@ def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypat
     monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
     text = _module_with_errors()
     seq = check_source(text, filename="m.ptx")
-    alone = _check_share((text, "m.ptx", False, _Claims(function_bodies(text))))
+    alone = _check_share((text, "m.ptx", False, _Claims(function_bodies(text)), None))
     assert [(d.code, d.line) for d in alone] == [(d.code, d.line) for d in seq]
     legacy = ".version 8.0\n.target sm_90\n" + "".join(
         f".entry k{i}()\n{{\n.reg .b32 %r<3>;\nld.global.u32 %r1, [%r2];\nst.global.u32 [%r2], %r1;\n}}\n"

@@ -17,14 +17,25 @@ import pytest
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 sys.path.insert(0, str(KERNELS))
 from cases import CASES, KERNELS_DIR, NEEDS, TensorMapArg, assert_matches  # noqa: E402
+from cases_arith import CASES_ARITH  # noqa: E402
 from cases_sm90 import CASES_SM90  # noqa: E402
+from cases_bench import CASES_BENCH  # noqa: E402
+from cases_async import CASES_ASYNC  # noqa: E402
 
 import ptxld  # noqa: E402
 
 # Instruction families of cases.NEEDS that the emulator runs today (the fences and the tensor-map
 # prefetch as the ordering no-ops they are for a sequentially consistent emulator).
 EMULATED = {"barrier.cluster", "mapa", "cvta.param", "fence.proxy.async", "fence.mbarrier_init",
-            "fence.proxy.tensormap", "prefetch.tensormap"}
+            "fence.proxy.tensormap", "prefetch.tensormap",
+            # clusters from the module, warp-group coordination (sem_cluster)
+            ".reqnctapercluster", "elect.sync", "griddepcontrol", "setmaxnreg",
+            # mbarrier, bulk copies and TMA (sem_mbarrier, sem_async, sem_tensor)
+            "mbarrier", "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.tensor",
+            "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "multicast::cluster",
+            "tensormap.replace", "tensormap.cp_fenceproxy",
+            # matrix instructions (sem_matrix, sem_wgmma)
+            "ldmatrix", "stmatrix", "wgmma"}
 assert EMULATED <= set(NEEDS)
 
 
@@ -49,7 +60,8 @@ def _param(case, ptx):
     return pytest.param(case, ptx, id=ident)
 
 
-PARAMS = [_param(case, ptx) for case in CASES + CASES_SM90 for ptx in case.ptx]
+PARAMS = [_param(case, ptx) for case in CASES + CASES_SM90 + CASES_BENCH + CASES_ASYNC + CASES_ARITH
+          for ptx in case.ptx]
 
 
 def _tensor_map(arg: TensorMapArg, args: list):
@@ -85,4 +97,6 @@ def test_case_matches_reference(case, ptx):
 
 
 def test_every_case_has_a_test():
-    assert len(CASES) == 60 and len(CASES_SM90) == 34 and len(PARAMS) == 119 + 34
+    n_async = sum(len(c.ptx) for c in CASES_ASYNC)
+    assert len(CASES) == 60 and len(CASES_SM90) == 34 and len(CASES_BENCH) == 6 and len(CASES_ARITH) == 13
+    assert len(PARAMS) == 119 + 34 + 6 + n_async + 2 * 13

@@ -23,12 +23,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as manifest  # noqa: E402
+import cases_arith  # noqa: E402
 import cases_sm90  # noqa: E402
+import cases_async  # noqa: E402
+import cases_bench  # noqa: E402
 import inventory  # noqa: E402
 
 KDIR = manifest.KERNELS_DIR
-SM90 = cases_sm90.CASES_SM90
-ALL = manifest.CASES + SM90
+# the asynchronous-copy cases of sm_90 list their needs like the Hopper ones; those of sm_80 none
+SM90 = cases_sm90.CASES_SM90 + [c for c in cases_async.CASES_ASYNC if c.needs]
+ALL = (manifest.CASES + SM90 + cases_bench.CASES_BENCH + cases_arith.CASES_ARITH
+       + [c for c in cases_async.CASES_ASYNC if not c.needs])
 IDS = [c.name for c in ALL]
 SM90_IDS = [c.name for c in SM90]
 
@@ -171,7 +176,7 @@ def test_launch_is_small(case):
 def test_every_program_entry_has_a_case():
     covered = {(rel, c.entry) for c in ALL for rel in c.ptx}
     for path in sorted(KDIR.glob("ptx/*/*.ptx")):
-        if not (path.stem.startswith(("programs_", "sm90")) or path.stem == "wmma_gemm"):
+        if not (path.stem.startswith(("programs_", "sm90", "arith_")) or path.stem == "wmma_gemm"):
             continue
         rel = path.relative_to(KDIR).as_posix()
         for entry in re.findall(r"^\.visible \.entry (\w+)\(", path.read_text(), re.M):

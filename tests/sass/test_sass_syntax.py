@@ -35,7 +35,7 @@ def test_lu_maps_to_cg():
     assert disassemble(assemble("LDG.E.LU R0, [R2]")) == "LDG.E.CG R0, [R2]"
 
 
-def test_seed_examples():
+def test_ldg_description_examples():
     # "LDG.32 R3, [R1]": .32 is the default and is never printed; no .E = 32-bit address
     assert disassemble(assemble("LDG.32      R3, [R1];")) == "LDG R3, [R1]"
     assert disassemble(assemble("LDG.E       R0, [R2];")) == "LDG.E R0, [R2]"

@@ -1,37 +1,52 @@
-"""The checker: every rule of the load instructions, per PTX version and target.
+"""The checker: every rule, per PTX version and target.
 
-`check_source(text)` parses the module, then runs one linear pass: header rules once, the
-instruction-name and declared-name rules on every instruction, and the deep rules only on loads.
+`check_source(text)` parses the module, then runs one linear pass over the checking functions
+the rule modules registered (`registry.rule`), by trigger: the module's once, then per
+instruction those of its kind (unknown name, guard, `ld` opcode and operands, store, ISA record,
+`wmma.load`), then the declared-name rules a scope at a time. Only functions that can report an
+enabled code run (`select`/`ignore`); suppression comments are applied last (`suppress.py`).
 """
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.parser import no_gc, parse
-from ..ptx.syntax import operand_errors
-from . import catalog  # noqa: F401 - registers the rules
+from ..ptx.source import Source
+from ..ptx.syntax import non_ascii_error, operand_errors
+# the rule modules: each registers its checking functions and their rules on import
+from . import header, names, ld, gates, operands, records, wmma, suppress  # noqa: F401 (in this order)
 from .context import Checker
-from .header import check_header
-from .ld import check_ld
-from .names import check_guard, check_mnemonic, check_names_together
-from .operands import _STORE_LIKE, check_store_address_width
-from .records import check_family, check_instruction, has_record_rules
-from .registry import RULES, Rule, all_rules
+from .operands import _STORE_LIKE
+from .records import has_record_rules
+from .registry import RULES, Rule, Trigger, all_rules
+from .selection import SelectionError, enabled_codes, is_enabled
+from .suppress import apply_suppressions, codes_to_run
 from ..spec.decode import decode
 from ..spec.opcodes import MNEMONICS, SUBNAMES
 
-__all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules"]
+__all__ = ["check_source", "check_module", "RULES", "Rule", "all_rules", "SelectionError"]
 
 
-def check_source(source: str, *, filename: str = "<string>", strict: bool = False) -> list[Diagnostic]:
-    """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises."""
-    return capped(diagnose(source, filename=filename, strict=strict), filename)
+def check_source(source: str, *, filename: str = "<string>", strict: bool = False,
+                 select=None, ignore=None) -> list[Diagnostic]:
+    """Every diagnostic for a PTX module (parser and checker), sorted by position. Never raises
+    on bad PTX. `select`/`ignore`: rule codes or prefixes (`PTX02`), as `ptxld check --select`
+    reads them (a `SelectionError` names one that selects no rule); `// ptxld: ignore[...]`
+    comments in the text silence what they name."""
+    enabled = enabled_codes([(select, ignore)])
+    diags = diagnose(source, filename=filename, strict=strict, enabled=codes_to_run(source, enabled))
+    return capped(apply_suppressions(source, diags, enabled, filename), filename)
 
 
 def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
-             skip_bodies: dict[int, int] | None = None) -> list[Diagnostic]:
-    """`check_source` without the cap on the number of diagnostics; `skip_bodies` leaves those
-    function bodies unchecked (see `parse`)."""
+             skip_bodies: dict[int, int] | None = None, enabled: frozenset | None = None
+             ) -> list[Diagnostic]:
+    """`check_source` without the cap on the number of diagnostics and the suppression
+    comments; `skip_bodies` leaves those function bodies unchecked (see `parse`); `enabled`: the
+    codes to report (None: all)."""
+    if not source.isascii():
+        # ptxas stops at the first non-ASCII character: one error, not a cascade after it
+        return [non_ascii_error(Source(source, filename))]
     try:
         # operands are parsed (and checked) as the rules need them
         module = parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)
@@ -42,11 +57,12 @@ def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
         return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
                            1, 1, 0, 1, filename=filename,
                            notes=["this is a bug in ptxld; please report it with the input"])]
-    return check_module(module, strict=strict, cap=False)
+    return check_module(module, strict=strict, cap=False, enabled=enabled)
 
 
-def check_module(module, *, strict: bool = False, cap: bool = True) -> list[Diagnostic]:
-    c = Checker(module, strict)
+def check_module(module, *, strict: bool = False, cap: bool = True,
+                 enabled: frozenset | None = None) -> list[Diagnostic]:
+    c = Checker(module, strict, enabled)
     try:
         with no_gc():
             _run(c)
@@ -58,6 +74,8 @@ def check_module(module, *, strict: bool = False, cap: bool = True) -> list[Diag
                                   1, 1, 0, 1, filename=module.source.filename,
                                   notes=["this is a bug in ptxld; please report it with the input"]))
     out = module.diagnostics + operand_errors(module) + c.diags
+    if enabled is not None:
+        out = [d for d in out if is_enabled(d.code, enabled)]
     out.sort(key=Diagnostic.sort_key)
     return capped(out, module.source.filename) if cap else out
 
@@ -109,13 +127,20 @@ def _kind(opcode: str) -> int:
 
 
 def _run(c: Checker) -> None:
-    check_header(c)
+    run = c.checks
+    for check in run[Trigger.MODULE]:
+        check(c)
+    unknown, guard, ld_opcode, ld = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
+                                     run[Trigger.LD_OPCODE], run[Trigger.LD])
+    store, record, wmma_load = run[Trigger.STORE], run[Trigger.INSTRUCTION], run[Trigger.WMMA_LOAD]
+    clean_ld = c.clean_ld
     # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
     for ins in c.module.instructions:
         kind = _kind(ins.opcode)
         if kind == _UNKNOWN:
-            check_mnemonic(c, ins, ins.opcode.partition(".")[0])
+            for check in unknown:
+                check(c, ins)
             continue
         scope = ins.scope or ins.module.scope
         group = together.get(scope)
@@ -124,26 +149,48 @@ def _run(c: Checker) -> None:
             c.first[scope] = ins.start
         group.append(ins)
         if ins.guard is not None:
-            check_guard(c, ins)
+            for check in guard:
+                check(c, ins)
         if kind == _PLAIN:
             continue
         if kind == _LD:
             m = ins.load
             if isinstance(m, LoadModel):
-                check_ld(c, ins, m)
+                op = m.facts
+                unified = m.address is not None and m.address.unified
+                if unified or op not in clean_ld:
+                    before = len(c.diags)
+                    for check in ld_opcode:
+                        check(c, ins, m)
+                    # These rules read nothing but the opcode, except under `.L2::evict_*` and
+                    # `.v8` (they look at the destinations) and on a `.unified` address: an
+                    # opcode that passed them once passes them everywhere in this module.
+                    if (len(c.diags) == before and not unified and op.vec != ".v8"
+                            and "l2_evict" not in m.quals):
+                        clean_ld.add(op)
+                for check in ld:
+                    check(c, ins, m)
         elif kind == _STORE:
-            check_store_address_width(c, ins)
+            for check in store:
+                check(c, ins)
         elif kind == _RECORD:
-            check_instruction(c, ins)
+            for check in record:
+                check(c, ins)
         elif kind == _STORE_RECORD:
-            check_store_address_width(c, ins)
-            check_instruction(c, ins)
+            # st/atom/red: the store rule and every rule of the record
+            for check in store:
+                check(c, ins)
+            for check in record:
+                check(c, ins)
         elif kind == _FAMILY:
-            check_family(c, ins, ins.decoded)
+            # `wmma.lod...`: the instruction rules say which sub-names the family has
+            for check in record:
+                check(c, ins)
         elif kind == _WMMA_LOAD:
             m = ins.load
             if isinstance(m, WmmaLoadModel):
-                from .wmma import check_wmma_load  # spec/wmma.py only where wmma is used
-                check_wmma_load(c, ins, m)
-    for scope, group in together.items():
-        check_names_together(c, scope, group)
+                for check in wmma_load:
+                    check(c, ins, m)
+    for check in run[Trigger.NAMES]:
+        for scope, group in together.items():
+            check(c, scope, group)

@@ -9,6 +9,14 @@ import sys
 import click
 
 from ..io import InputError, read_ptx
+from ..ptx.loads import WmmaLoadModel
+from ..spec.targets import DEFAULT_TARGET
+from . import check_source
+from .config import ConfigError, settings_for
+from .docs import rule_page
+from .fix import fix_source
+from .registry import all_rules, get
+from .selection import SelectionError, enabled_codes
 
 # Below this many bytes in total, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 2_000_000
@@ -17,9 +25,8 @@ PARALLEL_MIN_BYTES_ONE = 1_000_000
 
 
 def _check_text(args):
-    from . import check_source
-    text, name, strict = args
-    return check_source(text, filename=name, strict=strict)
+    text, name, strict, select = args
+    return check_source(text, filename=name, strict=strict, select=select)
 
 
 def _check_texts(jobs):
@@ -30,18 +37,36 @@ def _check_texts(jobs):
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
               help="Output format (SARIF 2.1.0 for code scanning).")
-@click.option("--strict", is_flag=True, help="Seed rules stricter than ptxas become errors.")
+@click.option("--strict", is_flag=True, help="Rules of the PTX ISA text that ptxas does not enforce "
+              "become errors.")
+@click.option("--select", "select", multiple=True, metavar="CODES",
+              help="Check only these rules: codes or prefixes, comma-separated (PTX02, PTX0301). "
+              "Replaces the configuration's `select`.")
+@click.option("--ignore", "ignore", multiple=True, metavar="CODES",
+              help="Do not check these rules: codes or prefixes, comma-separated. The most specific "
+              "of --select/--ignore wins (PTX02 with --ignore PTX0203: every PTX02xx rule but one).")
+@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False),
+              help="Read settings from this ptxld.toml or pyproject.toml instead of the one found "
+              "upwards from each file.")
+@click.option("--isolated", is_flag=True, help="Read no configuration file.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal, "
               "unless NO_COLOR is set).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files (standard input: print the "
               "fixed text, and the report on standard error), then report what is left.")
-def check_cmd(files, fmt, strict, color, fix):
+def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
     """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
 
-    Exit status: 0 no errors, 1 errors found, 2 a file could not be read."""
+    Settings come from the nearest ptxld.toml or pyproject.toml `[tool.ptxld]` above each file,
+    then the command line; `// ptxld: ignore[CODE]` in a line silences CODE there.
+
+    Exit status: 0 no errors, 1 errors found, 2 a file could not be read (or a bad setting)."""
     # A short-lived process building one big tree: the cyclic collector would only walk it.
     gc.disable()
     texts, io_failed, undecodable = [], False, set()
+    settings, found = [], {}  # (strict, enabled codes) per text; configuration files read
+    # `--fix --format json -`: the fixed text is on stdout, the JSON report alone on stderr
+    quiet_stderr = fix and fmt != "text" and "-" in files
+    files, io_failed = _expand_directories(files)
     for file in files:
         try:
             text, warning = read_ptx(file)
@@ -50,23 +75,28 @@ def check_cmd(files, fmt, strict, color, fix):
             io_failed = True
             continue
         if warning:
-            click.echo(f"warning: {warning}", err=True)
+            if not quiet_stderr:  # the report carries it as an error (non-ASCII)
+                click.echo(f"warning: {warning}", err=True)
             undecodable.add(len(texts))
         texts.append((file if file != "-" else "<stdin>", text))
+        try:
+            settings.append(_settings(file, strict, select, ignore, config, isolated, found))
+        except (ConfigError, SelectionError) as e:
+            raise click.UsageError(str(e))
     if fix:
-        results, report_to_stderr = _fix_files(texts, strict, undecodable)
+        results, report_to_stderr = _fix_files(texts, settings, undecodable, quiet_stderr)
     else:
-        results, report_to_stderr = _check_all(texts, strict), False
+        results, report_to_stderr = _check_all(texts, settings), False
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
     errors = sum(d.severity == "error" for _, ds in named for d in ds)
+    if fmt != "text" or any(diags for _, diags in named):
+        # start-up time: the renderers only when there is something to print
+        from .render import render_json, render_sarif, render_text, use_color
     if fmt == "json":
-        from .render import render_json
         click.echo(render_json(named), nl=False, err=report_to_stderr)
     elif fmt == "sarif":
-        from .render import render_sarif
-        click.echo(render_sarif(named), nl=False, err=report_to_stderr)
+        click.echo(render_sarif(named, dict(texts)), nl=False, err=report_to_stderr)
     elif any(diags for _, diags in named):
-        from .render import render_text, use_color
         stream = sys.stderr if report_to_stderr else sys.stdout
         paint = use_color(stream) if color is None else color
         for (name, text), (_, diags) in zip(texts, named):
@@ -85,17 +115,45 @@ def check_cmd(files, fmt, strict, color, fix):
     sys.exit(code)
 
 
-def _fix_files(texts: list, strict: bool, undecodable: set) -> tuple[list, bool]:
+def _settings(file: str, strict: bool, select: tuple, ignore: tuple, config, isolated: bool,
+              found: dict) -> tuple[bool, list | None]:
+    """(strict, the codes to check or None for all) for one file: its configuration file's
+    settings, then the command line's."""
+    got = settings_for(file, config, isolated, found)
+    enabled = enabled_codes([(got.select, got.ignore), (list(select) or None, list(ignore))])
+    return strict or got.strict, None if enabled is None else sorted(enabled)
+
+
+def _expand_directories(files) -> tuple[list, bool]:
+    """FILES with each directory replaced by the `.ptx` files under it (sorted); and whether a
+    directory held none (an I/O problem, as a missing file is)."""
+    out, failed = [], False
+    for f in files:
+        if f != "-" and os.path.isdir(f):
+            found = sorted(os.path.join(d, n) for d, _, names in os.walk(f) for n in names
+                           if n.endswith(".ptx"))
+            if not found:
+                click.echo(f"error: {f}: a directory with no .ptx files", err=True)
+                failed = True
+            out += found
+        else:
+            out.append(f)
+    return out, failed
+
+
+def _fix_files(texts: list, settings: list, undecodable: set, quiet: bool = False) -> tuple[list, bool]:
     """Fix each text (rewriting its file; standard input's goes to standard output) and return
-    the diagnostics left in each, and whether the report must go to standard error."""
-    from .fix import fix_source
+    the diagnostics left in each, and whether the report must go to standard error. `quiet`:
+    no progress lines on standard error (a machine-readable report goes there)."""
     results, to_stdout = [], None
     for i, (name, text) in enumerate(texts):
+        strict, select = settings[i]
         if i in undecodable:  # writing it back would replace its undecodable bytes
-            click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
-            results.append(_check_text((text, name, strict)))
+            if not quiet:
+                click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
+            results.append(_check_text((text, name, strict, select)))
             continue
-        fixed, applied, diags = fix_source(text, filename=name, strict=strict)
+        fixed, applied, diags = fix_source(text, filename=name, strict=strict, select=select)
         results.append(diags)
         texts[i] = (name, fixed)
         if name == "<stdin>":
@@ -103,28 +161,31 @@ def _fix_files(texts: list, strict: bool, undecodable: set) -> tuple[list, bool]
         elif applied:
             with open(name, "w", encoding="utf-8", newline="") as f:
                 f.write(fixed)
-        if applied:
+        if applied and not quiet:
             click.echo(f"{name}: fixed {applied} problem(s)", err=True)
     if to_stdout is not None:
         click.echo(to_stdout, nl=False)
     return results, to_stdout is not None
 
 
-def _check_all(texts: list, strict: bool) -> list:
+def _check_all(texts: list, settings: list) -> list:
     """The diagnostics of each text, using every core for many or big texts."""
-    jobs = [(t, name, strict) for name, t in texts]
+    jobs = [(t, name, strict, select) for (name, t), (strict, select) in zip(texts, settings)]
     cores = os.cpu_count() or 1
-    if len(jobs) > 1 and sum(len(t) for t, _, _ in jobs) >= PARALLEL_MIN_BYTES and cores > 1:
-        from .parallel import fork_map
+    many = len(jobs) > 1 and sum(len(job[0]) for job in jobs) >= PARALLEL_MIN_BYTES
+    big = len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE
+    if (many or big) and cores > 1:
+        # start-up time: the process pool only for big inputs
+        from .parallel import check_source_parallel, fork_map
+    if many and cores > 1:
         shares = [jobs[i::cores] for i in range(min(cores, len(jobs)))]
         by_share = fork_map(_check_texts, shares)
         results = [None] * len(jobs)
         for i, share in enumerate(by_share):
             results[i::cores] = share
-    elif len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE and cores > 1:
-        from .parallel import check_source_parallel
-        text, name, strict_ = jobs[0]
-        results = [check_source_parallel(text, filename=name, strict=strict_)]
+    elif big and cores > 1:
+        text, name, strict, select = jobs[0]
+        results = [check_source_parallel(text, filename=name, strict=strict, select=select)]
     else:
         results = [_check_text(j) for j in jobs]
     return results
@@ -135,8 +196,8 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 
 @click.command("explain")
 @click.argument("what")
-@click.option("--target", default=None, help="Check the instruction for this target (default: the newest "
-              "target ptxas 13.0 knows, sm_100a) and show the wmma fragment layout of it (default sm_90).")
+@click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Check the instruction for this "
+              "target and show its wmma fragment layout (default: the newest target ptxas 13.0 knows).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
               help="wmma.load/store: also write the fragment map as an SVG picture.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True),
@@ -144,20 +205,25 @@ _CODE = re.compile(r"^PTX\d{4}$", re.I)
 def explain_cmd(what, target, svg_path, png_path):
     """Explain a load (`"ld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];"`) or a rule code (`PTX0203`)."""
     if _CODE.match(what.strip()):
-        from .docs import rule_page
-        from .registry import all_rules, get
-        all_rules()
         rule = get(what.strip())
         if rule is None:
             raise click.UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
         click.echo(rule_page(rule), nl=False)
         return
+    for path, opt in ((svg_path, "--svg"), (png_path, "--png")):
+        if path:
+            _check_output_path(path, opt)  # before any work, not after printing it
+    # start-up time: the explainer and the renderer only for an instruction
     from .explain import ExplainError, explain_instruction
     from .render import render_text, use_color
     try:
         result = explain_instruction(what, target=target)
     except ExplainError as e:
         raise click.UsageError(str(e))
+    if (svg_path or png_path) and result.text:
+        if not isinstance(result.model, (WmmaLoadModel, dict)):
+            raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store and the "
+                                   "matrix instructions; an `ld` has no fragment to draw")
     if result.diagnostics:
         # what is wrong comes first, on standard output with the description (one report)
         click.echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
@@ -168,18 +234,31 @@ def explain_cmd(what, target, svg_path, png_path):
     else:
         click.echo("not explained: the instruction is not a valid load (see above)")
     if (svg_path or png_path) and result.text:
-        from .explain import DEFAULT_LAYOUT_TARGET
-        _write_fragment_pictures(result.model, target or DEFAULT_LAYOUT_TARGET, svg_path, png_path)
+        _write_fragment_pictures(result.model, target, svg_path, png_path)
     if result.errors:
         sys.exit(1)
 
 
+def _check_output_path(path: str, option: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
+    if not os.access(folder, os.W_OK):
+        raise click.BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)
+
+
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
-    from ..ptx.loads import WmmaLoadModel
+    # start-up time: the pictures' code only when asked for
     from ..wmma.render import fragment_png, fragment_svg
-    if not isinstance(model, WmmaLoadModel):
-        raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store; "
-                               "an `ld` has no fragment to draw")
+    if isinstance(model, dict):       # mma.sync / ldmatrix / stmatrix / movmatrix / wgmma
+        # start-up time: the matrix pictures only when asked for
+        from ..wmma.matrix_render import fragments_svg
+        if png_path:
+            raise click.UsageError("--png draws wmma fragments; use --svg for this instruction")
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(fragments_svg(next(iter(model.values())).name, model))
+        click.echo(f"wrote {svg_path}", err=True)
+        return
     args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:
@@ -195,15 +274,14 @@ def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def rules_cmd(fmt):
     """List every rule with its code, severity and summary."""
-    from .registry import all_rules
     rules = all_rules()
     if fmt == "json":
         import json
         click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
-                                "seed_only": r.seed_only, "summary": r.summary, "section": r.section}
+                                "isa_only": r.isa_only, "summary": r.summary, "section": r.section}
                                for r in rules], indent=2))
         return
     for r in rules:
-        sev = r.severity + ("*" if r.seed_only else "")
+        sev = r.severity + ("*" if r.isa_only else "")
         click.echo(f"{r.code}  {sev:<8} {r.name:<36} {r.summary}")
     click.echo("\n* a warning by default (ptxas accepts it); an error with `ptxld check --strict`")

@@ -5,17 +5,19 @@ from ..diagnostics import Diagnostic, Label
 from ..ptx.nodes import Name, ParenList
 from ..spec.types import kind_bits
 from ..spec.targets import parse_target
-from .registry import RULES
+from .registry import CHECKS, RULES, checks_for
 
 
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
                  "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "clean_ld",
-                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans")
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks")
 
-    def __init__(self, module, strict: bool):
+    def __init__(self, module, strict: bool, enabled: frozenset | None = None):
+        """`enabled`: the codes to check (None: all); only functions that can report one run."""
         self.module = module
         self.strict = strict
+        self.checks = _checks(enabled)
         self.source = module.source
         self.version = module.version
         t = parse_target(module.target) if module.target else None
@@ -49,8 +51,8 @@ class Checker:
                        label=label, secondary=[Label(s, e, m) for s, e, m in (secondary or ())],
                        notes=list(notes or ()), help=help, fix=fix, section=rule.section,
                        filename=self.source.filename, end_line=end_line, end_column=end_col)
-        if rule.seed_only:
-            d.notes.append("ptxas 13.0 accepts this; the seed text does not"
+        if rule.isa_only:
+            d.notes.append("ptxas 13.0 accepts this; the PTX ISA text does not"
                            + ("" if self.strict else " (an error with --strict)"))
         self.diags.append(d)
         return d
@@ -105,6 +107,17 @@ class Checker:
                         self._call_returns.setdefault(id(ins.function), set()).update(
                             x.name for x in ops[0].items if isinstance(x, Name))
         return self._call_returns.get(id(function), set())
+
+
+_CHECKS_FOR: dict = {}
+
+
+def _checks(enabled: frozenset | None) -> dict:
+    """trigger -> the checking functions to run, for one set of enabled codes (memoised)."""
+    got = _CHECKS_FOR.get(enabled)
+    if got is None:
+        got = _CHECKS_FOR[enabled] = {t: checks_for(t, enabled) for t in CHECKS}
+    return got
 
 
 def reg_type(var) -> tuple[str, int] | None:

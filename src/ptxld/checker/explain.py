@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.nodes import Name, Sink, Vector
-from ..spec import ld as LD
+from ..spec import ld as ld_spec
+from ..spec.decode import decode
+from ..spec.targets import DEFAULT_TARGET
+from ..wmma.errors import WmmaError
+from ..wmma.matrix_render import EXPLAINED as MATRIX_EXPLAINED
+from ..wmma.matrix_render import describe as describe_matrix
 from ..spec.types import kind_bits
 from .gates import ld_features
 from .snippet import SnippetError, check_loads
@@ -39,19 +44,17 @@ class Explanation:
         return [d for d in self.diagnostics if d.severity == "error"]
 
 
-#: The target an instruction is checked for when none is named: the newest ptxas 13.0 knows, so
-#: that explain states what a load needs instead of refusing it for an older GPU.
-NEWEST_TARGET = "sm_100a"
-#: The target whose wmma fragment layout is shown when none is named.
-DEFAULT_LAYOUT_TARGET = "sm_90"
 
 
 def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
-    """Check one load for `target` (default: the newest target) and describe it."""
+    """Check one load for `target` (default: DEFAULT_TARGET) and describe it."""
     if "\n" in text.strip():
         raise ExplainError("explain takes one instruction")
+    words = text.strip().split()
+    if words and decode(words[0]).name in MATRIX_EXPLAINED:
+        return _explain_matrix(words[0], target)
     try:
-        checked = check_loads(text, target=target or NEWEST_TARGET, filename="<explain>")
+        checked = check_loads(text, target=target or DEFAULT_TARGET, filename="<explain>")
     except SnippetError as e:
         raise ExplainError(str(e)) from None
     if len(checked.loads) != 1:
@@ -62,11 +65,22 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
         return out
     m = ins.load
     if isinstance(m, WmmaLoadModel):
-        from ..wmma.render import describe_wmma_load  # the wmma tables only when asked for
-        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_LAYOUT_TARGET)
+        # start-up time: the wmma tables only when a wmma instruction is explained
+        from ..wmma.render import describe_wmma_load
+        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_TARGET)
     else:
         out.text = _describe_ld(ins, m)
     return out
+
+
+def _explain_matrix(opcode: str, target: str | None) -> Explanation:
+    """mma.sync, ldmatrix, stmatrix, movmatrix, wgmma.mma_async: the operation and its fragment
+    tables (the model is the {name: layout} the pictures draw)."""
+    try:
+        text, layouts = describe_matrix(opcode, target or DEFAULT_LAYOUT_TARGET)
+    except WmmaError as e:
+        raise ExplainError(str(e)) from None
+    return Explanation([], text if text.endswith("\n") else text + "\n", "", layouts)
 
 
 def _describe_ld(ins, m: LoadModel) -> str:
@@ -74,7 +88,7 @@ def _describe_ld(ins, m: LoadModel) -> str:
     out = [m.canonical_opcode() + (f" {operands}" if operands else ""), ""]
     form = "ld.global.nc (non-coherent, read-only data path)" if m.nc else "ld"
     space = m.space or "generic"
-    out.append(f"Instruction: {form}, reading {LD.DESCRIPTIONS.get(space, space)}.")
+    out.append(f"Instruction: {form}, reading {ld_spec.DESCRIPTIONS.get(space, space)}.")
     sem = m.sem
     if m.mmio:
         out.append("Ordering: .mmio — a memory-mapped I/O access at .sys scope: performed exactly once, "
@@ -82,7 +96,7 @@ def _describe_ld(ins, m: LoadModel) -> str:
     elif sem in (".relaxed", ".acquire"):
         what = ("relaxed (strong, no ordering of other accesses)" if sem == ".relaxed" else
                 "acquire (strong; later accesses of this thread cannot move before it)")
-        out.append(f"Ordering: {what}, synchronizing with {LD.DESCRIPTIONS[m.scope]}.")
+        out.append(f"Ordering: {what}, synchronizing with {ld_spec.DESCRIPTIONS[m.scope]}.")
     elif sem == ".volatile":
         out.append("Ordering: .volatile — like .relaxed.sys for memory order; not cached or merged.")
     elif m.nc:
@@ -92,7 +106,7 @@ def _describe_ld(ins, m: LoadModel) -> str:
         out.append("Ordering: weak (the default, as .weak): no synchronization.")
     hints = []
     if m.get("cop"):
-        hints.append(f"{m.get('cop')}: {LD.DESCRIPTIONS[m.get('cop')]}")
+        hints.append(f"{m.get('cop')}: {ld_spec.DESCRIPTIONS[m.get('cop')]}")
     for g in ("l1_evict", "l2_evict"):
         if m.get(g):
             hints.append(f"{m.get(g)}: eviction priority hint")
@@ -131,7 +145,7 @@ def _minimum(m):
     ptxas does not enforce included: this says what the ISA requires)."""
     ptx, sm, why = (1, 0), 0, []
     for key, _ in ld_features(m):
-        g = LD.GATES[key]
+        g = ld_spec.GATES[key]
         gsm = g.min_sm or 0
         if g.min_ptx > ptx or gsm > sm:
             why.append(key)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import re
 
-from ..spec import targets as T
+from ..spec import targets
 from ..spec.ld import GATES
 from ..spec.opcodes import DIRECTIVES, MNEMONICS
 from .context import Checker, fmt_version
+from .registry import PTXAS_MEASURED, Example, Rule, Trigger, reports, rule, whole_module
 
 # Register types that are gated (PTX ISA 5.2; measured with ptxas 13.0): type -> (min PTX, min sm).
 REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
@@ -14,11 +15,43 @@ REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
 REGISTER_TYPES = frozenset({".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
                             ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred"})
 # Targets ptxas 13.0 accepts before the release table's version (measured): target -> first
-# .version ptxas accepts. Below the table's version they are a seed-only warning (PTX0112).
+# .version ptxas accepts. Below the table's version they are a warning (PTX0112): the PTX ISA's rule, not ptxas's.
 PTXAS_EARLY_TARGETS = {"sm_88": (7, 3)}
 _REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?(?:\.v\d\s+)?(\.\w+)")
 
 
+@rule(Trigger.MODULE,
+    Rule("PTX0101", "version-first", "error",
+         "`.version` must be the first statement of the module, exactly once",
+         "PTX ISA 11.1.1 (.version)",
+         "The .version directive must be the first statement of every module; it may appear only once.",
+         Example(module=whole_module(".target sm_90\n.version 9.0")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="fatal: Missing .version directive at start of file"),
+    Rule("PTX0104", "target-after-version", "error",
+         "`.target` must immediately follow `.version`",
+         "PTX ISA 11.1.2 (.target)",
+         "The .target directive must immediately follow the .version directive.",
+         Example(module=whole_module(".version 9.0\n.address_size 64\n.target sm_90")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="fatal: Missing .target directive at start of file"),
+    Rule("PTX0107", "address-size-placement", "error",
+         "`.address_size` must immediately follow `.target`, once",
+         "PTX ISA 11.1.3 (.address_size)",
+         "If present, .address_size must immediately follow the .target directive and may not be "
+         "redefined.",
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="fatal: Parsing error near '.address_size': syntax error"),
+    Rule("PTX0108", "address-size-32", "error",
+         "ptxas 13.0 no longer compiles 32-bit modules (`.address_size 32`)",
+         PTXAS_MEASURED,
+         "Measured: `.address_size 32` gives `32-Bit compilation is no longer supported` (below "
+         "sm_90) or `32-Bit ABI ... not supported on sm_90 or higher architectures`.",
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 32")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="fatal: 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher"),
+    also=("PTX0102", "PTX0103", "PTX0105", "PTX0106", "PTX0110", "PTX0112", "PTX0113", "PTX0114", "PTX0115", "PTX0316", "PTX0601", "PTX0602"))
 def check_header(c: Checker) -> None:
     m = c.module
     items = [it for it in m.items]
@@ -69,7 +102,8 @@ def check_header(c: Checker) -> None:
         idx = items.index(it)
         prev = items[idx - 1] if idx > 0 else None
         if i > 0:
-            c.emit("PTX0107", it.start, it.start + len(".address_size"), "`.address_size` is given twice",
+            # the span is the whole directive, so that the fix removes all of it
+            c.emit("PTX0107", it.start, it.end, "`.address_size` is given twice",
                    label="redefined here", secondary=[(sizes[0].start, sizes[0].start + 13, "first here")],
                    help="remove this line", fix="")
         elif (prev is None or not (_is(prev, ".target"))) and not any(
@@ -93,21 +127,90 @@ def _is(item, name: str) -> bool:
     return getattr(item, "kind", None) == "directive" and item.name == name
 
 
+@reports(
+    Rule("PTX0102", "version-unknown", "error",
+         "`.version` names no PTX ISA version",
+         "PTX ISA 11.1.1 (.version), 13 (release notes)",
+         "The PTX ISA versions are those of the release notes (1.0 ... 9.4).",
+         Example(module=whole_module(".version 5.5\n.target sm_60\n.address_size 64")),
+         Example(module=whole_module(".version 5.0\n.target sm_60\n.address_size 64")),
+         ptxas="fatal: Unsupported .version 5.5; current version is '9.0'"),
+    Rule("PTX0103", "version-newer-than-ptxas", "warning",
+         "PTX ISA 9.1 and later are checked from the spec tables; ptxas 13.0 stops at 9.0",
+         "PTX ISA 13 (release notes)",
+         "ptxas 13.0 (CUDA 13.0) supports PTX ISA up to 9.0; PTX 9.1 and later need a newer ptxas.",
+         Example(module=whole_module(".version 9.1\n.target sm_90\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="fatal: Unsupported .version 9.1; current version is '9.0'",
+         explanation="The module is checked against the PTX ISA tables for its version, so later "
+                     "features (e.g. `ld.volatile.local`, PTX 9.1) are accepted; the warning says that "
+                     "the ptxas of CUDA 13.0 cannot assemble it."))
 def _check_version(c: Checker, d) -> None:
     v = c.module.version
     span = (d.start, d.end)
-    if v not in T.PTX_VERSIONS:
-        known = ", ".join(fmt_version(x) for x in T.PTX_VERSIONS[-6:])
+    if v not in targets.PTX_VERSIONS:
+        known = ", ".join(fmt_version(x) for x in targets.PTX_VERSIONS[-6:])
         c.emit("PTX0102", *span, f"PTX ISA {fmt_version(v)} does not exist", label="unknown version",
                notes=[f"the latest versions are {known}"])
-    elif v > T.LATEST_PTAS_VERSION:
+    elif v > targets.LATEST_PTAS_VERSION:
         c.emit("PTX0103", *span,
                f"PTX ISA {fmt_version(v)} is newer than ptxas 13.0 supports "
-               f"({fmt_version(T.LATEST_PTAS_VERSION)})",
+               f"({fmt_version(targets.LATEST_PTAS_VERSION)})",
                label="checked from the PTX ISA tables",
-               help=f"use `.version {fmt_version(T.LATEST_PTAS_VERSION)}` to assemble with CUDA 13.0")
+               help=f"use `.version {fmt_version(targets.LATEST_PTAS_VERSION)}` to assemble with CUDA 13.0")
 
 
+@reports(
+    Rule("PTX0105", "target-unknown", "error",
+         "`.target` names an unknown architecture or platform option",
+         "PTX ISA 11.1.2 (.target)",
+         "The .target values are the sm_xx/compute_xx architectures of the release notes and the "
+         "options texmode_unified, texmode_independent, debug and map_f64_to_f32.",
+         Example(module=whole_module(".version 9.0\n.target sm_99\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="fatal: Unsupported .target 'sm_99'"),
+    Rule("PTX0106", "target-not-in-version", "error",
+         "the `.version` of the module does not admit this target",
+         "PTX ISA 11.1.2 (.target), 13 (release notes)",
+         "A .target value is valid only if the module's .version is at least the version that "
+         "introduced it (sm_101* were renamed sm_110* in PTX ISA 9.0).",
+         Example(module=whole_module(".version 7.0\n.target sm_90\n.address_size 64")),
+         Example(module=whole_module(".version 7.8\n.target sm_90\n.address_size 64")),
+         ptxas="error: PTX .version 7.0 does not support .target sm_90"),
+    Rule("PTX0110", "target-renamed", "warning",
+         "`sm_101`, `sm_101f` and `sm_101a` are called `sm_110`, `sm_110f`, `sm_110a` from PTX ISA 9.0",
+         "PTX ISA 13 (release notes, PTX ISA 9.0)",
+         "sm_101* were renamed sm_110* from PTX ISA 9.0 and dropped from its target list; ptxas 13.0 "
+         "still accepts the old name.",
+         Example(module=whole_module(".version 9.0\n.target sm_101a\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_110a\n.address_size 64")),
+         ptxas="accepted (with -arch=sm_110a)", isa_only=True),
+    Rule("PTX0112", "target-before-release-table", "warning",
+         "the release table admits this target only from a later PTX ISA version; ptxas 13.0 "
+         "accepts it already",
+         "PTX ISA 11.1.2 (.target), 13 (release notes); ptxas 13.0",
+         "The release notes add sm_88 in PTX ISA 9.0; ptxas 13.0 accepts `.target sm_88` from "
+         "`.version 7.3` on (measured at every version).",
+         Example(module=whole_module(".version 8.8\n.target sm_88\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_88\n.address_size 64")),
+         ptxas="accepted", isa_only=True),
+    Rule("PTX0114", "target-list-syntax", "error",
+         "`.target` takes the architecture first, then options, separated by single commas",
+         "PTX ISA 11.1.2 (.target)",
+         ".target stringlist — a comma-separated list of one architecture and platform options; "
+         "ptxas 13.0 rejects a missing comma, an empty entry and an option before the architecture.",
+         Example(module=whole_module(".version 9.0\n.target sm_90 texmode_unified\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_90, texmode_unified\n.address_size 64")),
+         ptxas="fatal: Parsing error near 'texmode_unified': syntax error (option first: Target "
+               "architecture not defined at start of file)"),
+    Rule("PTX0115", "target-option-unsupported", "error",
+         "a `.target` option ptxas 13.0 cannot honour for this module",
+         "PTX ISA 11.1.2 (.target); ptxas 13.0",
+         "map_f64_to_f32 applies to targets below sm_13 only; `debug` needs the module's DWARF "
+         "sections (measured: any `.section` satisfies ptxas, none is an error).",
+         Example(module=whole_module(".version 9.0\n.target sm_90, debug\n.address_size 64")),
+         Example(module=whole_module(".version 9.0\n.target sm_90\n.address_size 64")),
+         ptxas="error: Debug information not found in presence of .target debug"))
 def _check_target(c: Checker, d) -> None:
     text = c.source.text
     v = c.module.version
@@ -121,9 +224,9 @@ def _check_target(c: Checker, d) -> None:
         if not _target_separator(c, d, i, text[pos:s], s, e):
             return
         pos = e
-        if T.parse_target(arg) is not None:
-            arch = T.parse_target(arg)
-        elif arg in T.PLATFORM_OPTIONS and i == 0:
+        if targets.parse_target(arg) is not None:
+            arch = targets.parse_target(arg)
+        elif arg in targets.PLATFORM_OPTIONS and i == 0:
             c.emit("PTX0114", s, e, f"the `.target` list must start with the architecture, not `{arg}`",
                    label="option first", help="write `.target sm_XX, " + arg + "`")
             return
@@ -137,23 +240,23 @@ def _check_target(c: Checker, d) -> None:
                    help="remove `debug`, or let the compiler emit the debug sections (`-G`)",
                    notes=["ptxas 13.0: Debug information not found in presence of .target debug"])
             continue
-        if arg in T.PLATFORM_OPTIONS:
-            need = T.PLATFORM_OPTIONS[arg]
+        if arg in targets.PLATFORM_OPTIONS:
+            need = targets.PLATFORM_OPTIONS[arg]
             if v is not None and v < need:
                 c.emit("PTX0106", s, e, f"`{arg}` needs PTX ISA {fmt_version(need)}",
                        label=f"introduced in PTX ISA {fmt_version(need)}")
             continue
-        tgt = T.parse_target(arg)
+        tgt = targets.parse_target(arg)
         name = tgt.name if tgt else arg
-        intro = T.target_min_version(name)
+        intro = targets.target_min_version(name)
         if tgt is None or intro is None:
             c.emit("PTX0105", s, e, f"unknown target `{arg}`", label="not an architecture or option",
                    help="targets look like `sm_90`, `sm_90a`, `sm_100f`")
             continue
         if v is None:
             continue
-        if name in T.RENAMED_FROM_9_0 and v >= (9, 0):
-            new = T.RENAMED_FROM_9_0[name]
+        if name in targets.RENAMED_FROM_9_0 and v >= (9, 0):
+            new = targets.RENAMED_FROM_9_0[name]
             c.emit("PTX0110", s, e, f"`{name}` was renamed `{new}` in PTX ISA 9.0",
                    label="old name", help=f"write `{new}`", fix=new if arg == name else None)
         elif v < intro and v >= PTXAS_EARLY_TARGETS.get(name, intro):
@@ -183,6 +286,15 @@ def _target_separator(c: Checker, d, i: int, between: str, s: int, e: int) -> bo
     return False
 
 
+@reports(
+    Rule("PTX0113", "unknown-directive", "error",
+         "a statement starts with a `.name` that is no PTX directive (an instruction written with a dot)",
+         "PTX ISA 4.3 (Table 3, PTX directives)",
+         "Directive keywords begin with a dot; instruction keywords do not. ptxas rejects any other "
+         "`.name` at the start of a statement as a syntax error.",
+         Example(body=".ld.global.u32 %r1, [%rd0];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="fatal: Parsing error near '.ld': syntax error"))
 def _check_directive_names(c: Checker) -> None:
     """A statement that starts with an unknown `.name` (e.g. `.ld.global.u32`): ptxas's syntax error."""
     stack = list(c.module.items)  # a walk of the statements: ~30 ms for a 4 MB module
@@ -202,6 +314,15 @@ def _check_directive_names(c: Checker) -> None:
             stack.extend(it.items)
 
 
+@reports(
+    Rule("PTX0316", "register-type-invalid", "error",
+         "not a type a register can be declared with",
+         "PTX ISA 5.2.1, 5.2.3 (fundamental and alternate types)",
+         "Registers have a fundamental type; .bf16, .tf32 and the fp8/fp6/fp4 formats are instruction "
+         "types only and live in .b registers.",
+         Example(body=".reg .bf16 %x;\nld.global.b16 %x, [%rd0];"),
+         Example(body=".reg .b16 %x;\nld.global.b16 %x, [%rd0];"),
+         ptxas="fatal: Parsing error near '.bf16': syntax error"))
 def _check_declarations(c: Checker) -> None:
     """Register types: fundamental types only; `.b128`/`.f16x2` registers are gated."""
     def visit(var):

@@ -3,42 +3,183 @@ from __future__ import annotations
 
 from ..ptx.nodes import Address, Int, Name, Sink, Vector
 from ..diagnostics import Label
-from ..spec import ld as LD
+from ..spec import ld as ld_spec
 from ..spec.opcodes import is_predefined
 from ..spec.types import kind_bits
 from .context import Checker, reg_type
-from .gates import check_ld_gates
 from .operands import check_address, destination_types, dest_compatible, type_name
+from .registry import LD_SECTION, NC_SECTION, PTXAS_MEASURED, TABLE28_SECTION, Example, Rule, Trigger, rule
 
 _ORDERS_WITH_SCOPE = (".relaxed", ".acquire")
 _STRONG = (".volatile", ".relaxed", ".acquire")
-_ALLOWED = LD.ALLOWED_SPACES
+_ALLOWED = ld_spec.ALLOWED_SPACES
 _GROUP_WORD = {"space": "state spaces", "cop": "cache operators", "scope": "scopes", "vec": "vector sizes",
                "type": "types", "prefetch": "prefetch sizes", "l1_evict": "L1 eviction priorities",
                "l2_evict": "L2 eviction priorities", "cache_hint": "`.L2::cache_hint`", "nc": "`.nc`",
                "mmio": "`.mmio`"}
 
 
-def check_ld(c: Checker, ins, m) -> None:
-    """Every rule on one `ld`: its qualifiers and gates, then its operands."""
-    op = m.facts
-    unified = m.address is not None and m.address.unified
-    if unified or op not in c.clean_ld:
-        before = len(c.diags)
-        _qualifier_set(c, ins, m)
-        _memory_order(c, m)
-        _mmio(c, m)
-        _cache_and_eviction(c, m)
-        _widths(c, m)
-        _spaces(c, m)
-        if m.nc:
-            _nc(c, m)
-        check_ld_gates(c, m)
-        # The rules above read nothing but the opcode, except under `.L2::evict_*` and `.v8`
-        # (they look at the destinations) and on a `.unified` address: an opcode that passed
-        # them once passes them everywhere in this module.
-        if len(c.diags) == before and not unified and op.vec != ".v8" and "l2_evict" not in m.quals:
-            c.clean_ld.add(op)
+@rule(Trigger.LD,
+    Rule("PTX0302", "operand-count", "error",
+         "wrong number or kind of operands",
+         LD_SECTION + ", Syntax",
+         "ld ... d, [a]{, cache-policy}; wmma.load ... r, [p]{, stride};",
+         Example(body="ld.global.u32 %r1, %rd0;"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="error: Arguments mismatch for instruction 'ld'"),
+    Rule("PTX0303", "destination-not-register", "error",
+         "the destination must be a register in the `.reg` state space",
+         LD_SECTION + ", Notes",
+         "Destination d must be in the .reg state space.",
+         Example(body="ld.global.u32 gbuf, [%rd0];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="error: Argument 0 of instruction 'ld': must be register"),
+    Rule("PTX0304", "destination-type", "error",
+         "the destination register cannot hold this load type (relaxed type-checking rules)",
+         TABLE28_SECTION,
+         "A destination register wider than the specified type may be used ... (Table 28). "
+         "As ptxas 13.0 applies it: .bN loads go to any register of at least N bits; .uN/.sN to "
+         ".b/.u/.s (and .f16x2) registers of at least N bits; .f32/.f64 to a float register of the "
+         "same size or a .b register at least as wide (in a vector destination also to .u/.s "
+         "registers of the same size); .b128 only to .b128; never to .pred.",
+         Example(body="ld.global.u32 %f1, [%rd0];"),
+         Example(body="ld.global.f32 %f1, [%rd0];"),
+         ptxas="error: Arguments mismatch for instruction 'ld'"),
+    Rule("PTX0305", "vector-arity", "error",
+         "the destination's element count does not match the vector qualifier",
+         LD_SECTION + ", Syntax",
+         "With .vec = .v2/.v4/.v8 the destination is a brace list of 2/4/8 registers; without it, "
+         "a single register.",
+         Example(body="ld.global.v4.u32 {%r1, %r2}, [%rd0];"),
+         Example(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
+         ptxas="error: Argument vector size mismatch for instruction 'ld'"),
+    Rule("PTX0306", "vector-elements-mixed", "error",
+         "the registers of a vector destination have different sizes or incompatible types",
+         "PTX ISA 6.4.3 (vector operands)",
+         "A brace-enclosed vector operand is a list of scalar registers of the same type. As "
+         "ptxas 13.0 applies it: all elements have one size (a .pred register counts as 32 bits), "
+         "and each element's type goes with its left neighbour's (a .b type goes with any, .u with "
+         ".s); a vector of mixed types is typed as the .b type of that size.",
+         Example(body="ld.global.v2.u32 {%r1, %rd1}, [%rd0];"),
+         Example(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
+         ptxas="error: Incompatible elements of vector expression (mixed types: Vector with "
+               "elements of different types are not allowed in ld instruction)"),
+    Rule("PTX0313", "duplicate-vector-destination", "warning",
+         "a register appears twice in a vector destination",
+         "PTX ISA 6.4.3 (vector operands)",
+         "Destination vector elements must all be distinct registers, otherwise behaviour is undefined.",
+         Example(body="ld.global.v2.u32 {%r1, %r1}, [%rd0];"),
+         Example(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
+         ptxas="accepted"),
+    Rule("PTX0314", "sink-destination", "error",
+         "the sink `_` cannot be the whole destination",
+         LD_SECTION + ", Description",
+         "The sink symbol may be used inside a vector expression d; ptxas rejects a scalar `_` and a "
+         "vector of sinks only.",
+         Example(body="ld.global.u32 _, [%rd0];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="fatal: Result discard mode is not allowed for instruction 'ld'"),
+    Rule("PTX0217", "sink-outside-256-bit", "warning",
+         "the sink `_` is specified only in 256-bit vector destinations",
+         LD_SECTION + ", Description",
+         "Optionally, sink symbol '_' can be used in vector expression d when .vec is .v8 and .type is "
+         ".b32/.s32/.u32/.f32 OR .vec is .v4 and .type is .b64/.s64/.u64/.f64; ptxas accepts a sink "
+         "in any vector.",
+         Example(body="ld.global.v2.u32 {%r1, _}, [%rd0];"),
+         Example(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
+         ptxas="accepted", isa_only=True),
+    Rule("PTX0218", "cache-hint-operand", "error",
+         "`.L2::cache_hint` and the cache-policy operand go together",
+         LD_SECTION + ", Description",
+         "When the optional argument cache-policy is specified, the qualifier .level::cache_hint is "
+         "required; ptxas also requires the operand when the qualifier is written .",
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0];"),
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;"),
+         ptxas="error: Arguments mismatch for instruction 'ld'"),
+    Rule("PTX0219", "unified-on-plain-variable", "error",
+         "`[var].unified` needs a variable declared with `.attribute(.unified)`",
+         LD_SECTION + ", Description",
+         "The optional qualifier .unified must be specified on operand a if a is the address of a "
+         "variable declared with .unified attribute; ptxas rejects it on any other variable .",
+         Example(body="ld.global.u32 %r1, [gbuf].unified;"),
+         Example(body="ld.global.u32 %r1, [%rd0].unified;"),
+         ptxas="error: Illegal use of attribute '.unified' for instruction 'ld'"),
+    Rule("PTX0220", "unified-missing", "warning",
+         "a `.unified` variable must be read with `[a].unified`",
+         LD_SECTION + ", Description",
+         "The optional qualifier .unified must be specified on operand a if a is the address of a "
+         "variable declared with .unified attribute (ptxas -c accepts it without).",
+         Example(body="ld.global.u32 %r1, [uvar];",
+           decls=".global .attribute(.unified(1, 2)) .u32 uvar;"),
+         Example(body="ld.global.u32 %r1, [uvar].unified;",
+           decls=".global .attribute(.unified(1, 2)) .u32 uvar;"),
+         ptxas="accepted with --compile-only", isa_only=True),
+    Rule("PTX0221", "unified-outside-isa-forms", "warning",
+         "`.unified` appears only in the weak `ld` forms",
+         LD_SECTION + ", Syntax",
+         "Only the ld{.weak}... forms carry [a]{.unified}; .relaxed, .acquire, .volatile, .mmio, "
+         "ld.global.nc and wmma.load do not (ptxas accepts them).",
+         Example(body="ld.relaxed.gpu.global.u32 %r1, [%rd0].unified;"),
+         Example(body="ld.relaxed.gpu.global.u32 %r1, [%rd0];"),
+         ptxas="accepted", isa_only=True),
+    Rule("PTX0222", "param-return-predicated", "error",
+         "an `ld.param` that reads a call's return value cannot be predicated",
+         LD_SECTION + ", Description",
+         "Instruction ld.param{::func} used for reading value returned from device function call "
+         "cannot be predicated.",
+         Example(module=".version 9.0\n.target sm_90\n.address_size 64\n\n.func (.param .b32 rv) f()\n{\n"
+                  "    st.param.b32 [rv], 1;\n    ret;\n}\n\n.visible .entry kernel()\n{\n"
+                  "    .reg .b32 %r<2>;\n    .reg .pred %p;\n    setp.eq.u32 %p, %r0, 0;\n    {\n"
+                  "        .param .b32 rv0;\n        call (rv0), f, ();\n"
+                  "        @%p ld.param.b32 %r1, [rv0];\n    }\n    ret;\n}\n"),
+         Example(module=".version 9.0\n.target sm_90\n.address_size 64\n\n.func (.param .b32 rv) f()\n{\n"
+                  "    st.param.b32 [rv], 1;\n    ret;\n}\n\n.visible .entry kernel()\n{\n"
+                  "    .reg .b32 %r<2>;\n    .reg .pred %p;\n    setp.eq.u32 %p, %r0, 0;\n    {\n"
+                  "        .param .b32 rv0;\n        call (rv0), f, ();\n"
+                  "        ld.param.b32 %r1, [rv0];\n    }\n    ret;\n}\n"),
+         ptxas="error: Illegal to predicate instruction 'ld.param' with operand 'rv0'"),
+    Rule("PTX0223", "param-read-own-return", "error",
+         "a device function cannot read its own return parameter",
+         "PTX ISA 5.1.6.4 (device function parameters)",
+         "Function inputs are read-only and return parameters write-only inside the callee.",
+         Example(module=".version 9.0\n.target sm_90\n.address_size 64\n\n.func (.param .b32 rv) f()\n{\n"
+                  "    .reg .b32 %r1;\n    ld.param.b32 %r1, [rv];\n    st.param.b32 [rv], %r1;\n"
+                  "    ret;\n}\n"),
+         Example(module=".version 9.0\n.target sm_90\n.address_size 64\n\n.func (.param .b32 rv) f(.param .b32 a)\n{\n"
+                  "    .reg .b32 %r1;\n    ld.param.b32 %r1, [a];\n    st.param.b32 [rv], %r1;\n"
+                  "    ret;\n}\n"),
+         ptxas="error: Illegal to read function return parameter 'rv'"),
+    Rule("PTX0226", "param-subqualifier-mismatch", "warning",
+         "`ld.param::entry` must read a kernel parameter, `ld.param::func` a device-function parameter",
+         LD_SECTION + ", Description",
+         "For ld.param::entry instruction, operand a must be a kernel parameter address, otherwise "
+         "behavior is undefined. For ld.param::func instruction, operand a must be a device function "
+         "parameter address, otherwise behavior is undefined.",
+         Example(body="ld.param::func.u64 %rd1, [param_ptr];"),
+         Example(body="ld.param::entry.u64 %rd1, [param_ptr];"),
+         ptxas="accepted (undefined behaviour)", isa_only=True),
+    Rule("PTX0311", "cache-policy-operand", "error",
+         "the cache-policy operand must be a 64-bit integer register or an immediate",
+         LD_SECTION + ", Description",
+         "The 64-bit operand cache-policy specifies the cache eviction policy (ptxas also accepts an "
+         "immediate).",
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %r2;"),
+         Example(body="ld.global.L2::cache_hint.u32 %r1, [%rd0], %rd1;"),
+         ptxas="error: Arguments mismatch for instruction 'ld'"),
+    Rule("PTX0701", "ptxas-crash", "warning",
+         "ptxas 13.0 crashes (segmentation fault) on this input",
+         PTXAS_MEASURED,
+         "Measured: .v8 with an 8- or 16-bit type into registers of that size; ld.param of a .param variable "
+         "declared inside a kernel; an undeclared name with .unified (deterministic); .v8 32-bit into "
+         "64-bit registers, .v8 of 8/16-bit types outside .global (some runs).",
+         Example(body="{\n.param .b32 arg0;\nst.param.b32 [arg0], %r1;\nld.param.b32 %r2, [arg0];\n}"),
+         Example(body="{\n.param .b32 arg0;\nst.param.b32 [arg0], %r1;\nmov.b32 %r2, %r1;\n}"),
+         ptxas="Segmentation fault (exit 139), no diagnostic",
+         explanation="The instruction itself may be valid PTX (then this is the only diagnostic): "
+                     "the warning says that the CUDA 13.0 ptxas cannot assemble it."),
+    also=("PTX0307", "PTX0308", "PTX0309", "PTX0310", "PTX0312", "PTX0315"))
+def check_ld_operands(c: Checker, ins, m) -> None:
+    """The rules on an `ld`'s operands (its qualifiers are checked once per opcode, below)."""
     ops = ins.operands
     if not _operand_shape(c, ins, m, ops):
         return
@@ -51,6 +192,45 @@ def check_ld(c: Checker, ins, m) -> None:
 
 
 # ------------------------------------------------------------------ qualifiers
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0201", "unknown-qualifier", "error",
+         "a qualifier that `ld` does not have",
+         LD_SECTION + ", Syntax",
+         "The qualifiers of ld are those of its syntax: .weak .volatile .relaxed .acquire .mmio, "
+         ".scope, .ss, .cop, eviction priorities, .L2::cache_hint, prefetch sizes, .vec, .type.",
+         Example(body="ld.global.wb.u32 %r1, [%rd0];"),
+         Example(body="ld.global.cg.u32 %r1, [%rd0];"),
+         ptxas="error: Illegal modifier '.wb' for instruction 'ld' (or: Unknown modifier)"),
+    Rule("PTX0202", "repeated-qualifier", "error",
+         "two qualifiers of one kind (two state spaces, two cache operators, two types, ...)",
+         LD_SECTION + ", Syntax",
+         "Each qualifier slot of the syntax ({.ss}, {.cop}, {.vec}, .type, ...) holds at most one value.",
+         Example(body="ld.global.ca.cg.u32 %r1, [%rd0];"),
+         Example(body="ld.global.cg.u32 %r1, [%rd0];"),
+         ptxas="error: Multiple cache operation modifiers specified"),
+    Rule("PTX0204", "memory-orders-exclusive", "error",
+         "`.weak`, `.volatile`, `.relaxed` and `.acquire` are mutually exclusive",
+         LD_SECTION + ", Description",
+         "The .weak, .volatile, .relaxed and .acquire qualifiers are mutually exclusive.",
+         Example(body="ld.weak.volatile.global.u32 %r1, [%rd0];"),
+         Example(body="ld.volatile.global.u32 %r1, [%rd0];"),
+         ptxas="error: Duplicate .volatile modifier"),
+    Rule("PTX0224", "type-missing", "error",
+         "`ld` needs a `.type`",
+         LD_SECTION + ", Syntax",
+         "Every form of ld ends in .type.",
+         Example(body="ld.global %r1, [%rd0];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="error: Unexpected instruction types specified for 'ld'"),
+    Rule("PTX0225", "vector-not-before-type", "warning",
+         "the vector qualifier is not written right before the type",
+         LD_SECTION + ", Syntax",
+         "The syntax puts {.vec} right before .type; ptxas 13.0 accepts `.v2`/`.v4` in any other "
+         "place (after the type, or with other qualifiers between) with a warning, and `.v8` "
+         "anywhere without one.",
+         Example(body="ld.global.u32.v2 {%r1, %r2}, [%rd0];"),
+         Example(body="ld.global.v2.u32 {%r1, %r2}, [%rd0];"),
+         ptxas="warning: Vector Type not specified properly"))
 def _qualifier_set(c: Checker, ins, m) -> None:
     for text, s, e in m.unknown:
         hint = ""
@@ -105,7 +285,31 @@ def _label(s, e, msg):
     return Label(s, e, msg)
 
 
-def _memory_order(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0203", "cache-operator-with-memory-order", "error",
+         "cache operators are not allowed with `.volatile`, `.relaxed` or `.acquire`",
+         LD_SECTION + ", Description",
+         "The qualifiers .volatile, .relaxed and .acquire ... Cache operations are not permitted "
+         "with these qualifiers.",
+         Example(body="ld.volatile.global.ca.u32 %r1, [%rd0];"),
+         Example(body="ld.volatile.global.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.volatile' cannot be combined with modifier '.ca'"),
+    Rule("PTX0205", "scope-required", "error",
+         "`.relaxed` and `.acquire` need a scope",
+         LD_SECTION + ", Syntax",
+         "ld.relaxed.scope / ld.acquire.scope: the .scope qualifier is part of both forms.",
+         Example(body="ld.relaxed.global.u32 %r1, [%rd0];"),
+         Example(body="ld.relaxed.gpu.global.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.relaxed' requires scope with 'ld' instruction"),
+    Rule("PTX0206", "scope-without-order", "error",
+         "a scope is only allowed with `.relaxed`, `.acquire` or `.mmio`",
+         LD_SECTION + ", Syntax",
+         "The .scope qualifier indicates the set of threads with which an ld.relaxed or ld.acquire "
+         "instruction can directly synchronize.",
+         Example(body="ld.gpu.global.u32 %r1, [%rd0];"),
+         Example(body="ld.relaxed.gpu.global.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.gpu' requires memory order with 'ld' instruction"))
+def _memory_order(c: Checker, ins, m) -> None:
     sem = m.quals.get("sem")
     scope = m.quals.get("scope")
     if m.mmio:
@@ -130,7 +334,23 @@ def _memory_order(c: Checker, m) -> None:
                help="remove the cache operator", fix="")
 
 
-def _mmio(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0207", "mmio-relaxed-sys", "error",
+         "`.mmio` must be written with `.relaxed` and the `.sys` scope",
+         LD_SECTION + ", Description",
+         "Only .sys thread scope is valid for ld.mmio operation. The qualifiers .mmio and .relaxed "
+         "must be specified together.",
+         Example(body="ld.mmio.relaxed.gpu.global.u32 %r1, [%rd0];"),
+         Example(body="ld.mmio.relaxed.sys.global.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.mmio' cannot be combined with modifier '.gpu'"),
+    Rule("PTX0208", "mmio-extra-qualifier", "error",
+         "`ld.mmio` takes no vector, cache operator, eviction priority, cache hint or prefetch size",
+         LD_SECTION + ", Syntax",
+         "ld.mmio.relaxed.sys{.global}.type d, [a]; — the form has no other qualifiers.",
+         Example(body="ld.mmio.relaxed.sys.global.v2.u32 {%r1, %r2}, [%rd0];"),
+         Example(body="ld.mmio.relaxed.sys.global.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.mmio' cannot be combined with modifier '.v2'"))
+def _mmio(c: Checker, ins, m) -> None:
     if not m.mmio:
         return
     mm = m.quals["mmio"]
@@ -155,7 +375,51 @@ def _mmio(c: Checker, m) -> None:
                    help=f"remove `{q[0]}`", fix="")
 
 
-def _cache_and_eviction(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0210", "l1-eviction-with-cache-operator", "error",
+         "an `.L1::` eviction priority cannot be combined with a cache operator",
+         LD_SECTION + ", Syntax",
+         "ld{.weak}{.ss}{.cop}... and ld{.weak}{.ss}{.level1::eviction_priority}... are different forms.",
+         Example(body="ld.global.cg.L1::evict_last.u32 %r1, [%rd0];"),
+         Example(body="ld.global.L1::evict_last.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.evict_last' cannot be combined with modifier '.cg'"),
+    Rule("PTX0211", "l2-eviction-outside-isa-forms", "warning",
+         "`.L2::evict_*` together with a cache operator or `.volatile` is in no syntax form of the PTX ISA",
+         LD_SECTION + ", Syntax",
+         "The .level2::eviction_priority qualifier appears only in the forms without .cop and "
+         "without .volatile; ptxas 13.0 accepts both combinations.",
+         Example(body="ld.global.cg.L2::evict_last.v8.u32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];",
+           version="8.8", target="sm_100"),
+         Example(body="ld.global.L2::evict_last.v8.u32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];",
+           version="8.8", target="sm_100"),
+         ptxas="accepted", isa_only=True),
+    Rule("PTX0212", "volatile-eviction", "error",
+         "`.volatile` takes no `.L1::` eviction priority and no `.L2::cache_hint`",
+         LD_SECTION + ", Syntax",
+         "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];",
+         Example(body="ld.volatile.global.L1::evict_last.u32 %r1, [%rd0];"),
+         Example(body="ld.volatile.global.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.evict_last' cannot be combined with modifier '.volatile'"),
+    Rule("PTX0213", "l2-eviction-needs-256-bit", "error",
+         "`.L2::evict_*` is only supported on 256-bit loads (`.v8` 32-bit or `.v4` 64-bit)",
+         LD_SECTION + ", Description",
+         "Qualifier .level2::eviction_priority is supported if .vec is .v8 and .type is .b32 or .s32 "
+         "or .u32 or .f32 ... OR .vec is .v4 and .type is .b64 or .s64 or .u64 or .f64.",
+         Example(body="ld.global.L2::evict_last.v4.u32 {%r0, %r1, %r2, %r3}, [%rd0];", version="8.8",
+           target="sm_100"),
+         Example(body="ld.global.L2::evict_last.v4.u64 {%rd1, %rd2, %rd3, %rd4}, [%rd0];", version="8.8",
+           target="sm_100"),
+         ptxas="error: Instruction 'ld' requires '.v8.b32/.v4.b64' type with '.L2::evict_last' modifier."),
+    Rule("PTX0214", "l2-eviction-widened-destination", "warning",
+         "with `.L2::evict_*` the destination registers must have exactly the `.type` width",
+         LD_SECTION + ", Description",
+         "... AND Operand d is vector of 8 registers with type specified with .type (resp. 4).",
+         Example(body=".reg .b128 %q<4>;\nld.global.L2::evict_last.v4.u64 {%q0, %q1, %q2, %q3}, [%rd0];",
+           version="8.8", target="sm_100"),
+         Example(body="ld.global.L2::evict_last.v8.u32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];",
+           version="8.8", target="sm_100"),
+         ptxas="accepted (and ptxas 13.0 sometimes crashes on it, see PTX0701)", isa_only=True))
+def _cache_and_eviction(c: Checker, ins, m) -> None:
     cop, l1, l2 = m.quals.get("cop"), m.quals.get("l1_evict"), m.quals.get("l2_evict")
     sem = m.quals.get("sem")
     if m.mmio:
@@ -180,7 +444,7 @@ def _cache_and_eviction(c: Checker, m) -> None:
                    help="use `.v8.b32` or `.v4.b64`, or remove the L2 eviction priority")
         for other, why in ((cop, "a cache operator"), (volatile, "`.volatile`")):
             if other:
-                c.emit("PTX0211", l2[1], l2[2], f"the seed has no form with `{l2[0]}` and {why}",
+                c.emit("PTX0211", l2[1], l2[2], f"the PTX ISA has no `ld` form with `{l2[0]}` and {why}",
                        label="L2 eviction priority", secondary=[(other[1], other[2], "outside that form")],
                        help=f"remove `{l2[0]}` or `{other[0]}` for portable PTX")
         if m.is_256_bit:
@@ -194,7 +458,26 @@ def _cache_and_eviction(c: Checker, m) -> None:
                     break
 
 
-def _widths(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0215", "v8-narrow-type", "warning",
+         "`.v8` is specified only for 32-bit types",
+         LD_SECTION + ", Description",
+         "The .v8 (.vec) qualifier is supported if .type is .b32 or .s32 or .u32 or .f32 AND state "
+         "space is .global or generic; ptxas 13.0 accepts .v8 with 8- and 16-bit types anywhere.",
+         Example(body="ld.global.v8.u8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0];"),
+         Example(body="ld.global.v4.u8 {%r0, %r1, %r2, %r3}, [%rd0];"),
+         ptxas="accepted", isa_only=True),
+    Rule("PTX0216", "vector-too-wide", "error",
+         "vectors wider than 128 bits exist only as `.v8` of 32-bit and `.v4` of 64-bit types",
+         LD_SECTION + ", Description",
+         "Only .v8 with a 32-bit type and .v4 with a 64-bit type are 256-bit loads; ptxas rejects every "
+         "other vector over 128 bits (`.v2.b128`, `.v8.b64`).",
+         Example(body="ld.global.v8.b64 {%rd1, %rd2, %rd3, %rd4, %rd5, %rd6, %rd7, %rd0}, [%rd0];",
+           version="8.8", target="sm_100"),
+         Example(body="ld.global.v4.b64 {%rd1, %rd2, %rd3, %rd4}, [%rd0];", version="8.8", target="sm_100"),
+         ptxas="error: Vector type too large, exceeds 128 bit limit"),
+    also=("PTX0701",))
+def _widths(c: Checker, ins, m) -> None:
     vec = m.quals.get("vec")
     if not vec or m.type_bits is None:
         return
@@ -204,14 +487,14 @@ def _widths(c: Checker, m) -> None:
                label="wider than 128 bits",
                help="256-bit loads are `.v8` of 32-bit types and `.v4` of 64-bit types")
     if vec[0] == ".v8" and m.type_bits < 32:
-        c.emit("PTX0215", vec[1], vec[2], f"the seed specifies `.v8` only for 32-bit types, not `{m.type}`",
+        c.emit("PTX0215", vec[1], vec[2], f"the PTX ISA specifies `.v8` only for 32-bit types, not `{m.type}`",
                label=".v8 with a narrow type", help="use `.v4`/`.v2` or a 32-bit type")
     if vec[0] == ".v8":
         _v8_crashes(c, m)
 
 
 def _v8_crashes(c: Checker, m) -> None:
-    """`.v8` forms on which ptxas 13.0 segfaults (ptxas-vs-seeds 5.1, 5.2)."""
+    """`.v8` forms on which ptxas 13.0 segfaults (measured)."""
     types = [t for t in (destination_types(c, m.instruction, d) for d in m.dests) if t]
     widths = {t[1] for t in types}
     vec = m.quals["vec"]
@@ -229,12 +512,22 @@ def _v8_crashes(c: Checker, m) -> None:
         c.emit("PTX0701", vec[1], m.quals["type"][2],
                f"ptxas 13.0 {'crashes' if always else 'sometimes crashes'} on {why}",
                label="segmentation fault in ptxas" + ("" if always else " (nondeterministic)"),
-               notes=["measured with ptxas 13.0.88 (ptxas-vs-seeds 5.1/5.2); the instruction is "
+               notes=["measured with ptxas 13.0.88; the instruction is "
                       "otherwise judged by the other diagnostics"],
                help="load with `.v4` twice, or into 32-bit registers" if m.type_bits == 16 else "")
 
 
-def _spaces(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0209", "qualifier-state-space", "error",
+         "the qualifier is not allowed with this state space",
+         LD_SECTION + ", Description",
+         ".relaxed/.acquire: .global, .shared or generic; .volatile: also .local (PTX 9.1); .mmio, "
+         ".level::prefetch_size, .level::cache_hint, .unified, .v8 and .v4 with 64-bit types: "
+         ".global or generic; ptxas also limits .level1::eviction_priority to .global or generic.",
+         Example(body="ld.relaxed.gpu.const.u32 %r1, [cbuf];"),
+         Example(body="ld.relaxed.gpu.global.u32 %r1, [gbuf];"),
+         ptxas="error: Modifier '.relaxed' cannot be applied to '.const' space"))
+def _spaces(c: Checker, ins, m) -> None:
     space = m.space_base
     checks = []
     sem = m.quals.get("sem")
@@ -265,7 +558,31 @@ def _spaces(c: Checker, m) -> None:
                help=f"`{text}` allows {names}" + (" or generic addressing" if None in allowed else ""))
 
 
-def _nc(c: Checker, m) -> None:
+@rule(Trigger.LD_OPCODE,
+    Rule("PTX0401", "nc-needs-global", "error",
+         "`.nc` loads only from the `.global` state space",
+         NC_SECTION + ", Syntax",
+         "ld.global{.cop}.nc... — the address operand a shall contain a global address.",
+         Example(body="ld.nc.u32 %r1, [%rd0];"),
+         Example(body="ld.global.nc.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.nc' requires .global space"),
+    Rule("PTX0402", "nc-cache-operator", "error",
+         "`ld.global.nc` allows only the cache operators `.ca`, `.cg`, `.cs`",
+         NC_SECTION + ", Syntax",
+         ".cop = { .ca, .cg, .cs };",
+         Example(body="ld.global.nc.cv.u32 %r1, [%rd0];"),
+         Example(body="ld.global.nc.cg.u32 %r1, [%rd0];"),
+         ptxas="error: Illegal cache operation for instruction 'ld.nc'"),
+    Rule("PTX0403", "nc-memory-order", "error",
+         "`ld.global.nc` takes no `.weak`, `.volatile`, `.relaxed`, `.acquire` or `.mmio`",
+         NC_SECTION + ", Syntax",
+         "No form of ld.global.nc has a memory-order qualifier (the memory model does not apply to it).",
+         Example(body="ld.global.nc.weak.u32 %r1, [%rd0];"),
+         Example(body="ld.global.nc.u32 %r1, [%rd0];"),
+         ptxas="error: Modifier '.weak' cannot be combined with modifier '.nc'"))
+def _nc(c: Checker, ins, m) -> None:
+    if not m.nc:
+        return
     nc = m.quals["nc"]
     if m.space_base != ".global":
         sp = m.quals.get("space")
@@ -273,7 +590,7 @@ def _nc(c: Checker, m) -> None:
                label="non-coherent load", secondary=[(sp[1], sp[2], "not `.global`")] if sp else [],
                help="write `ld.global.nc`", fix=None)
     cop = m.quals.get("cop")
-    if cop and cop[0] not in LD.NC_COPS:
+    if cop and cop[0] not in ld_spec.NC_COPS:
         c.emit("PTX0402", cop[1], cop[2], f"`ld.global.nc` cannot take the cache operator `{cop[0]}`",
                label="not one of `.ca .cg .cs`", help="use `.ca`, `.cg` or `.cs`, or none")
     for g in ("sem", "mmio"):
@@ -332,7 +649,7 @@ def _destination(c: Checker, ins, m) -> None:
         if any(isinstance(x, Sink) for x in items) and not m.is_256_bit:
             s = next(x for x in items if isinstance(x, Sink))
             c.emit("PTX0217", s.start, s.end,
-                   "the seed allows `_` only in `.v8` 32-bit and `.v4` 64-bit destinations",
+                   "the PTX ISA allows `_` only in `.v8` 32-bit and `.v4` 64-bit destinations",
                    label="sink", help="load into a register you do not use")
         _vector_types(c, ins, m, items)
         seen = {}
@@ -346,6 +663,20 @@ def _destination(c: Checker, ins, m) -> None:
                     break
                 seen[x.text] = x
         return
+    if vec and isinstance(d, Name) and d.component is None:
+        var = c.lookup(ins, d.name)
+        whole = getattr(var, "vector", None) if getattr(var, "space", None) == ".reg" else None
+        if whole == vec[0]:
+            # a vector register used whole (`.reg .v4 .u32 v;` ... `ld.v4.u32 v, [a]`; PTX 8.0)
+            t = reg_type(var)
+            if t and m.type and not dest_compatible(m.type, t):
+                _type_error(c, m, d, t)
+            return
+        if whole:
+            c.emit("PTX0305", d.start, d.end, f"`{vec[0]}` loads {n} elements into the `{whole}` "
+                   f"register `{d.text}`", label=f"a {whole} register",
+                   secondary=[(vec[1], vec[2], f"{n} elements")])
+            return
     if vec:
         c.emit("PTX0305", d.start, d.end, f"`{vec[0]}` needs a vector destination `{{...}}` of {n} registers",
                label="a single operand", secondary=[(vec[1], vec[2], f"{n} elements")])
@@ -500,7 +831,7 @@ def _param_rules(c: Checker, ins, m) -> None:
     if local and func is not None and func.is_entry and a.name not in c.call_returns_of(func):
         c.emit("PTX0701", a.start, a.end, f"ptxas 13.0 crashes on `ld.param` of `{a.name}`, a `.param` declared in a kernel",
                label="call-argument `.param` read back",
-               notes=["measured: segmentation fault, no diagnostic (ptxas-vs-seeds 5.1)"],
+               notes=["measured with ptxas 13.0.88: segmentation fault, no diagnostic"],
                help="keep the value in a register instead of reading the argument back")
     sub = m.space
     if sub in (".param::entry", ".param::func") and owner is not None and (is_param or is_return):
@@ -527,14 +858,14 @@ def _unified(c: Checker, ins, m) -> None:
         if base is not None and var is None and not base.name.startswith("%"):
             c.emit("PTX0701", us, a.end, "ptxas 13.0 crashes on `.unified` with an undeclared name",
                    label="after `Illegal operand type`, ptxas segfaults",
-                   notes=["measured: deterministic segmentation fault (ptxas-vs-seeds 5.1)"])
+                   notes=["measured with ptxas 13.0.88: deterministic segmentation fault"])
         if is_var and not unified_var:
             c.emit("PTX0219", us, a.end, f"`{base.name}` is not declared with `.attribute(.unified)`",
                    label="`.unified` on an ordinary variable", secondary=[(var.start, var.end, "declared here")],
                    help="remove `.unified`", fix="")
         form = m.quals.get("sem") if m.sem in _STRONG else (m.quals.get("mmio") or m.quals.get("nc"))
         if form:
-            c.emit("PTX0221", us, a.end, f"the seed's `ld{form[0]}` form has no `.unified` operand",
+            c.emit("PTX0221", us, a.end, f"the PTX ISA's `ld{form[0]}` form has no `.unified` operand",
                    label="`.unified`", secondary=[(form[1], form[2], "form without `.unified`")])
     elif unified_var:
         c.emit("PTX0220", a.start, a.end, f"`{base.name}` is a `.unified` variable: read it as `[{base.name}].unified`",

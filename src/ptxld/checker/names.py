@@ -8,10 +8,20 @@ from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
 from ..ptx.operands import FAST_LISTS, NAME_USE, fast_list_names, operand_names
 from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
+from .registry import Example, Rule, Trigger, rule
 
 
-def check_mnemonic(c: Checker, ins, mn: str) -> bool:
+@rule(Trigger.UNKNOWN_INSTRUCTION,
+    Rule("PTX0109", "unknown-instruction", "error",
+         "not the name of any PTX instruction",
+         "PTX ISA 4.2 (Table 2, reserved instruction keywords)",
+         "Instruction keywords are the reserved opcodes of Table 2; ptxas rejects any other name.",
+         Example(body="lod.global.u32 %r1, [%rd0];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="error: Not a name of any known instruction: 'lod'"))
+def check_mnemonic(c: Checker, ins) -> bool:
     """PTX0109: False when the mnemonic is unknown (nothing more is checked on that instruction)."""
+    mn = ins.opcode.partition(".")[0]
     if mn in MNEMONICS:
         return True
     import difflib
@@ -32,6 +42,15 @@ def _known(c: Checker, scope) -> set:
     return known
 
 
+@rule(Trigger.GUARD,
+    Rule("PTX0111", "guard-not-predicate", "error",
+         "a guard `@p` must be a `.pred` register",
+         "PTX ISA 9.3 (predicated execution)",
+         "Instructions may be guarded by a predicate register: @p or @!p, p a .pred register.",
+         Example(body="@%r1 ld.global.u32 %r2, [%rd0];"),
+         Example(body="setp.ne.u32 %p1, %r1, 0;\n@%p1 ld.global.u32 %r2, [%rd0];"),
+         ptxas="error: Predicate expression expected"),
+    also=("PTX0301",))
 def check_guard(c: Checker, ins) -> None:
     """PTX0301/PTX0111 on the guard `@p`: a declared predicate register."""
     g = ins.guard
@@ -46,6 +65,18 @@ def check_guard(c: Checker, ins) -> None:
                help="compute a predicate with `setp` and guard with it")
 
 
+@rule(Trigger.NAMES,
+    Rule("PTX0301", "undeclared-name", "error",
+         "the name is not declared",
+         "PTX ISA 5.4 (Variables), 4.4 (Identifiers)",
+         "Every register, variable, label and function must be declared before use "
+         "(special registers such as %tid are predefined). ptxas 13.0 reads the module top to "
+         "bottom: a name declared further down is unknown where it is used (\"Unknown symbol\", "
+         "\"Label expected for forward reference\"); only labels may be used before they are "
+         "defined.",
+         Example(body="ld.global.u32 %r1, [%nosuch];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="error: Unknown symbol '%nosuch'"))
 def check_names_together(c: Checker, scope, group: list) -> None:
     """PTX0301 for the instructions of one scope (in text order) at once: one syntax match and
     one name search over their operand texts joined by `;` (which no operand text contains).

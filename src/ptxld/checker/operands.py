@@ -5,6 +5,7 @@ from ..ptx.nodes import Name
 from ..ptx.operands import first_address_base
 from ..spec.types import kind_bits
 from .context import Checker, reg_type
+from .registry import ADDRESS_SECTION, Example, Rule, Trigger, reports, rule
 
 
 def type_name(t) -> str:
@@ -17,7 +18,7 @@ def type_name(t) -> str:
 
 
 def dest_compatible(itype: str, reg: tuple[str, int], *, vector: bool = False) -> bool:
-    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28; ptxas-vs-seeds B8).
+    """May `ld{itype}` write a register of type `reg`? (PTX ISA Table 28, as ptxas 13.0 applies it).
 
     ptxas 13.0 is looser for vector destinations: `.v2/.v4/.v8 .f32` into `.u32/.s32` and
     `.v2/.v4 .f64` into `.u64/.s64` registers pass, while the scalar forms are rejected
@@ -45,6 +46,43 @@ def destination_types(c: Checker, ins, op):
 _ADDRESSABLE_GENERIC = frozenset({".global", ".shared", ".local"})
 
 
+@reports(
+    Rule("PTX0307", "address-register-type", "error",
+         "an address register must have an integer or bit-size type of at most 64 bits",
+         ADDRESS_SECTION,
+         "The register in [reg] may be any integer (.u/.s) or bit-size (.b) type.",
+         Example(body="ld.global.u32 %r1, [%f1];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="error: Illegal to use symbol '%f1' of type .f32 as address operand. Use integer or bit only."),
+    Rule("PTX0309", "address-register-16-bit", "warning",
+         "a 16-bit register as a `.global` or generic address in a 64-bit module",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
+         "An address held in a register narrower than the address size is zero-extended.",
+         Example(body="ld.global.u32 %r1, [%h1];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="warning: Program uses 16-bit address on line 'N' which is conflicting with .address_size 64"),
+    Rule("PTX0310", "address-space-mismatch", "error",
+         "the variable lives in another state space than the instruction reads",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
+         "The state space named by a memory instruction must match the state space of the address "
+         "operand; generic ld may name .global, .shared and .local variables, not .const or .param.",
+         Example(body="ld.global.u32 %r1, [sbuf];"),
+         Example(body="ld.shared.u32 %r1, [sbuf];"),
+         ptxas="error: State space mismatch between instruction and address in instruction 'ld'"),
+    Rule("PTX0312", "immediate-address", "error",
+         "ptxas allows immediate addresses only for `.local`",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
+         "d = *(immAddr) is listed without restriction, but ptxas 13.0 accepts [imm] only with .local.",
+         Example(body="ld.global.u32 %r1, [240];"),
+         Example(body="ld.local.u32 %r1, [240];"),
+         ptxas="error: Immediate addresses allowed only for .local state space"),
+    Rule("PTX0315", "address-not-data", "error",
+         "the address names a function, kernel or label, not a variable",
+         ADDRESS_SECTION,
+         "[var] takes the address of an addressable variable.",
+         Example(body="ld.global.u32 %r1, [kernel];"),
+         Example(body="ld.global.u32 %r1, [gbuf];"),
+         ptxas="error: Illegal to use symbol 'kernel' of type unexpected as address operand"))
 def check_address(c: Checker, ins, a, space_base: str | None, space: str | None, *, ld: bool,
                   nc: bool = False) -> None:
     """Immediate addresses, the address register's type and width, and a named variable's space."""
@@ -53,7 +91,7 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
         if space_base != ".local":
             c.emit("PTX0312", a.start, a.end, "ptxas accepts immediate addresses only with `.local`",
                    label="immediate address",
-                   notes=["the seed lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
+                   notes=["the PTX ISA lists `d = *(immAddr)` without restriction; ptxas 13.0 rejects it "
                           "for every other state space"],
                    help="put the address in a register first")
         return
@@ -99,6 +137,15 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
                help=hint)
 
 
+@reports(
+    Rule("PTX0308", "address-register-32-bit", "error",
+         "a 32-bit register as a `.global` or generic address in a 64-bit module",
+         ADDRESS_SECTION + "; ptxas 13.0 (measured)",
+         "Addresses in a 64-bit module are 64 bits; ptxas 13.0 treats a 32-bit .global/generic address "
+         "register as 32-bit addressing, which it no longer compiles.",
+         Example(body="ld.global.u32 %r1, [%r2];"),
+         Example(body="ld.global.u32 %r1, [%rd0];"),
+         ptxas="warning: Program uses 32-bit address ... then fatal: 32-Bit ABI ... not supported"))
 def address_32(c: Checker, base: Name) -> None:
     """PTX0308. Without `.address_size` a module of 32-bit addresses is reported once (ptxas
     stops at the first one too); with `.address_size 64` every occurrence is a mistake."""
@@ -119,6 +166,7 @@ _OTHER_SPACES = frozenset({".shared", ".local", ".const", ".param", ".shared::ct
                            ".param::func", ".param::entry"})
 
 
+@rule(Trigger.STORE, also=("PTX0308",))
 def check_store_address_width(c: Checker, ins) -> None:
     """The one check on st/atom/red: a 32-bit `.global`/generic address (ptxas's 32-bit stop)."""
     if c.address_size == 32:

@@ -17,6 +17,7 @@ import os
 import re
 
 from ..diagnostics import Diagnostic
+from . import apply_suppressions, capped, check_source, codes_to_run, diagnose, enabled_codes
 
 # Below this size one process is faster than starting another.
 MIN_BYTES = 1_000_000
@@ -119,32 +120,34 @@ _WHOLE_MODULE = frozenset({"PTX0006", "PTX0308"})
 
 
 def _check_share(job) -> list[Diagnostic]:
-    from . import diagnose
-    text, filename, strict, claims = job
-    return diagnose(text, filename=filename, strict=strict, skip_bodies=claims)
+    text, filename, strict, claims, enabled = job
+    return diagnose(text, filename=filename, strict=strict, skip_bodies=claims, enabled=enabled)
 
 
 def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool = False,
-                          workers: int | None = None) -> list[Diagnostic]:
+                          workers: int | None = None, select=None, ignore=None) -> list[Diagnostic]:
     """Same diagnostics as `check_source`, computed by `workers` processes."""
-    from . import capped, check_source
+    settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
     workers = workers or min(os.cpu_count() or 1, 4)
-    bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES else []
+    # a non-ASCII module is one error (see `diagnose`): nothing to share out
+    bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES and text.isascii() else []
     if len(bodies) < 2 or not hasattr(os, "fork"):
-        return check_source(text, filename=filename, strict=strict)
+        return check_source(text, **settings)
+    enabled = enabled_codes([(select, ignore)])
     claims = _Claims(bodies)
     seen, out = set(), []
-    shares = fork_map(_check_share, [(text, filename, strict, claims)] * min(workers, len(bodies)),
+    job = (text, filename, strict, claims, codes_to_run(text, enabled))
+    shares = fork_map(_check_share, [job] * min(workers, len(bodies)),
                       redo=False)  # the bodies a dead child claimed are gone from every share
     if any(diags is None for diags in shares):
-        return check_source(text, filename=filename, strict=strict)
+        return check_source(text, **settings)
     for diags in shares:
         for d in diags:
             if d.code in _WHOLE_MODULE:
-                return check_source(text, filename=filename, strict=strict)
+                return check_source(text, **settings)
             key = (d.code, d.start, d.end, d.message)
             if key not in seen:
                 seen.add(key)
                 out.append(d)
     out.sort(key=Diagnostic.sort_key)
-    return capped(out, filename)
+    return capped(apply_suppressions(text, out, enabled, filename), filename)

@@ -15,67 +15,10 @@ from ..spec.isa import OperandSpec
 from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
-from .registry import Example as E
-from .registry import Rule, register
+from .registry import Example, Rule, Trigger, rule
 
 SECTION = "PTX ISA 9.7 (Instructions)"
 
-register(
-    Rule("PTX0801", "unknown-modifier", "error", "a modifier that the instruction does not have",
-         SECTION, "Each instruction takes the modifiers its syntax lists, and no others.",
-         E(body="add.foo.u32 %r1, %r2, %r3;"), E(body="add.u32 %r1, %r2, %r3;"),
-         ptxas="error: Unknown modifier '.foo'"),
-    Rule("PTX0802", "repeated-modifier", "error", "two values for one modifier slot",
-         SECTION, "Each modifier slot of an instruction takes one value.",
-         E(body="add.u32.s32 %r1, %r2, %r3;"), E(body="add.s32 %r1, %r2, %r3;"),
-         ptxas="error: Multiple types specified"),
-    Rule("PTX0803", "no-such-form", "error", "the modifiers make no form of the instruction",
-         SECTION, "The modifiers written must together make one of the syntax forms the "
-         "instruction's section lists.",
-         E(body="add.sat.u32 %r1, %r2, %r3;"), E(body="add.sat.s32 %r1, %r2, %r3;"),
-         ptxas="error: Modifier '.sat' cannot be combined with type '.u32'"),
-    Rule("PTX0804", "instruction-operand-count", "error", "the wrong number of operands",
-         SECTION, "Each form takes the operands its syntax lists.",
-         E(body="add.u32 %r1, %r2;"), E(body="add.u32 %r1, %r2, %r3;"),
-         ptxas="error: Arguments mismatch for instruction 'add'"),
-    Rule("PTX0805", "operand-kind", "error", "an operand of a kind the instruction does not take there",
-         SECTION, "An operand is a register, an immediate, an address, a vector, ... as the "
-         "instruction's syntax says.",
-         E(body="add.u32 5, %r2, %r3;"), E(body="add.u32 %r1, %r2, 5;"),
-         ptxas="error: Arguments mismatch for instruction 'add'"),
-    Rule("PTX0806", "operand-type", "error", "a register whose type does not fit the instruction's",
-         "PTX ISA 9.4.1 (Operand type checking)",
-         "A register operand must have the instruction's type, or a type of the same size that the "
-         "relaxed type-checking rules allow (bit types match any type of their size; signed and "
-         "unsigned integers of one size match).",
-         E(body="add.u32 %r1, %r2, %f1;"), E(body="add.f32 %f1, %f2, %f3;"),
-         ptxas="error: Arguments mismatch for instruction 'add'"),
-    Rule("PTX0807", "special-register-field", "error",
-         "a special register read with a component it does not have",
-         "PTX ISA 10 (Special Registers)",
-         "Only the vector special registers (%tid, %ntid, %ctaid, %nctaid and the cluster ones) "
-         "have the components .x, .y, .z.",
-         E(body="mov.u32 %r1, %laneid.x;"), E(body="mov.u32 %r1, %tid.x;"),
-         ptxas="error: Unknown field"),
-    Rule("PTX0604", "feature-removed", "error", "a feature removed on newer targets",
-         "PTX ISA 9.7 (PTX ISA notes of each instruction)",
-         "Some forms are not supported on newer targets from some PTX ISA version on (`vote` "
-         "without `.sync` on sm_70 and later, from PTX ISA 6.4).",
-         E(body="vote.any.pred %p1, %p0;", version="6.4", target="sm_70"),
-         E(body="vote.sync.any.pred %p1, %p0, 0xffffffff;", version="6.4", target="sm_70"),
-         ptxas="error: Instruction 'vote' without '.sync' is not supported on .target 'sm_70' and higher"),
-    Rule("PTX0809", "vector-size", "error", "a vector size the instruction does not have",
-         "PTX ISA 5.4.2 (Vectors)", "An instruction takes the vector sizes its syntax lists: most "
-         "take `.v2` and `.v4`, and only up to 128 bits in all; `.v8` exists for a few loads and "
-         "stores only.",
-         E(body="mov.v8.b16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7};"),
-         E(body="mov.v4.b16 {%h0, %h1, %h2, %h3}, {%h4, %h5, %h6, %h7};"),
-         ptxas="error: Illegal vector size: 8"),
-    Rule("PTX0808", "special-register-write", "error", "a special register written",
-         "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
-         E(body="mov.u32 %tid.x, %r1;"), E(body="mov.u32 %r1, %tid.x;"),
-         ptxas="error: Arguments mismatch"),
-)
 
 # operands that are something other than a register, by their node
 _CONSTANT_KINDS = {Int: "imm", Float: "imm"}
@@ -86,11 +29,70 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
           "sreg": "a special register"}
 
 
+@rule(Trigger.INSTRUCTION,
+    Rule("PTX0801", "unknown-modifier", "error", "a modifier that the instruction does not have",
+         SECTION, "Each instruction takes the modifiers its syntax lists, and no others.",
+         Example(body="add.foo.u32 %r1, %r2, %r3;"), Example(body="add.u32 %r1, %r2, %r3;"),
+         ptxas="error: Unknown modifier '.foo'"),
+    Rule("PTX0802", "repeated-modifier", "error", "two values for one modifier slot",
+         SECTION, "Each modifier slot of an instruction takes one value.",
+         Example(body="add.u32.s32 %r1, %r2, %r3;"), Example(body="add.s32 %r1, %r2, %r3;"),
+         ptxas="error: Multiple types specified"),
+    Rule("PTX0803", "no-such-form", "error", "the modifiers make no form of the instruction",
+         SECTION, "The modifiers written must together make one of the syntax forms the "
+         "instruction's section lists.",
+         Example(body="add.sat.u32 %r1, %r2, %r3;"), Example(body="add.sat.s32 %r1, %r2, %r3;"),
+         ptxas="error: Modifier '.sat' cannot be combined with type '.u32'"),
+    Rule("PTX0804", "instruction-operand-count", "error", "the wrong number of operands",
+         SECTION, "Each form takes the operands its syntax lists.",
+         Example(body="add.u32 %r1, %r2;"), Example(body="add.u32 %r1, %r2, %r3;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0805", "operand-kind", "error", "an operand of a kind the instruction does not take there",
+         SECTION, "An operand is a register, an immediate, an address, a vector, ... as the "
+         "instruction's syntax says.",
+         Example(body="add.u32 5, %r2, %r3;"), Example(body="add.u32 %r1, %r2, 5;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0806", "operand-type", "error", "a register whose type does not fit the instruction's",
+         "PTX ISA 9.4.1 (Operand type checking)",
+         "A register operand must have the instruction's type, or a type of the same size that the "
+         "relaxed type-checking rules allow (bit types match any type of their size; signed and "
+         "unsigned integers of one size match).",
+         Example(body="add.u32 %r1, %r2, %f1;"), Example(body="add.f32 %f1, %f2, %f3;"),
+         ptxas="error: Arguments mismatch for instruction 'add'"),
+    Rule("PTX0807", "special-register-field", "error",
+         "a special register read with a component it does not have",
+         "PTX ISA 10 (Special Registers)",
+         "Only the vector special registers (%tid, %ntid, %ctaid, %nctaid and the cluster ones) "
+         "have the components .x, .y, .z.",
+         Example(body="mov.u32 %r1, %laneid.x;"), Example(body="mov.u32 %r1, %tid.x;"),
+         ptxas="error: Unknown field"),
+    Rule("PTX0809", "vector-size", "error", "a vector size the instruction does not have",
+         "PTX ISA 5.4.2 (Vectors)", "An instruction takes the vector sizes its syntax lists: most "
+         "take `.v2` and `.v4`, and only up to 128 bits in all; `.v8` exists for a few loads and "
+         "stores only.",
+         Example(body="mov.v8.b16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7};"),
+         Example(body="mov.v4.b16 {%h0, %h1, %h2, %h3}, {%h4, %h5, %h6, %h7};"),
+         ptxas="error: Illegal vector size: 8"),
+    Rule("PTX0604", "feature-removed", "error", "a feature removed on newer targets",
+         "PTX ISA 9.7 (PTX ISA notes of each instruction)",
+         "Some forms are not supported on newer targets from some PTX ISA version on (`vote` "
+         "without `.sync` on sm_70 and later, from PTX ISA 6.4).",
+         Example(body="vote.any.pred %p1, %p0;", version="6.4", target="sm_70"),
+         Example(body="vote.sync.any.pred %p1, %p0, 0xffffffff;", version="6.4", target="sm_70"),
+         ptxas="error: Instruction 'vote' without '.sync' is not supported on .target 'sm_70' and higher"),
+    Rule("PTX0808", "special-register-write", "error", "a special register written",
+         "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
+         Example(body="mov.u32 %tid.x, %r1;"), Example(body="mov.u32 %r1, %tid.x;"),
+         ptxas="error: Arguments mismatch"),
+    also=("PTX0601", "PTX0602"))
 def check_instruction(c: Checker, ins) -> None:
     """Every PTX08xx rule on one instruction with a record (loads excepted). The rules that read
     only the opcode run once per opcode that passes them; plain operand lists are checked
     against a plan of the opcode (the fast path below), others once per operand signature (the
     kinds and declared types of the operands) that passes."""
+    if ins.decoded.spec is None:          # a family mnemonic without a record (`wmma.lod`)
+        check_family(c, ins, ins.decoded)
+        return
     plan = c.fast_plans.get(ins.opcode)
     if plan is not None and _plain_operands_fit(c, ins, plan):
         return
@@ -162,7 +164,8 @@ def _make_plan(d, forms):
         if role.kinds == frozenset({"addr"}):
             plan.append(None)        # an address `[...]`: its names are checked elsewhere
             continue
-        if role.count is not None or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg", "func", "pair"}:
+        if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg",
+                                                                        "func", "pair"}:
             return _NO_PLAN
         types = _role_types(role, d)
         fits = compatible_wide if role.wide else compatible
@@ -452,7 +455,9 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
         if part.startswith("."):
             out.append(part)
         elif part[0] == "b" and part[1:].isdigit():
-            out.append("#" + part)       # a width class: a bit-type register of that size
+            out.append("." + part)       # a width class: `.b32` matches every 32-bit type
+        elif part.startswith("raw") and part[3:].isdigit():
+            out.append("#b" + part[3:])  # a bit-type register of that size
         else:
             v = d.get(part)
             if v is None:
@@ -500,7 +505,8 @@ def compatible(inst_type: str, reg_type: str) -> bool:
 
 
 def _as_bits(inst_type: str, reg_type: str) -> str:
-    if reg_type == ".f16x2" and inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s"):
+    if reg_type == ".f16x2" and inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s", "packed") \
+            and TYPES[inst_type].bits == 32:
         return ".b32"
     return reg_type
 
@@ -561,6 +567,12 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             out.append(("PTX0805", op.start, op.end,
                         f"operand `{name}` of `{ins.opcode}` must be {want}, not {_WORDS.get(kind, kind)}",
                         "wrong kind of operand"))
+            continue
+        if kind == "imm" and role.values and isinstance(op, Int) and op.value not in role.values:
+            allowed = " or ".join(str(v) for v in role.values)
+            out.append(("PTX0805", op.start, op.end,
+                        f"operand `{name}` of `{ins.opcode}` must be {allowed}, not {op.value}",
+                        "value not allowed"))
             continue
         if kind == "sreg":
             sr = decl

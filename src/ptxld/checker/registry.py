@@ -1,7 +1,14 @@
-"""The rule registry: one `Rule` per stable code, with its documentation and tested examples.
+"""The rule registry: every rule's record sits next to the function that checks it.
 
-A rule's page (`ptxld explain CODE`, docs/rules/CODE.md) is generated from this record; its two
-examples are tests: `bad` must trigger exactly this code and `good` must not trigger it.
+A rule module registers each checking function with `@rule(trigger, Rule(...), ...)`: the
+trigger says what the checker runs it on (`Trigger`), the records say which stable codes it
+reports, with their documentation and tested examples. A rule's page (`ptxld explain CODE`,
+docs/rules/CODE.md) is generated from its record; its two examples are tests: `bad` must trigger
+exactly this code and `good` must not trigger it.
+
+A helper that several checking functions call registers the records of the codes it reports
+with `@reports(...)`; the functions that call it name those codes in `also=`, so that selecting
+a code always runs every function that can report it.
 """
 from __future__ import annotations
 
@@ -30,6 +37,20 @@ PRELUDE = """\
     ret;
 }}
 """
+
+# PTX ISA sections the records cite most often
+LD_SECTION = "PTX ISA 9.7.9.8 (ld)"
+NC_SECTION = "PTX ISA 9.7.9.9 (ld.global.nc)"
+WMMA_SECTION = "PTX ISA 9.7.14.4.3 (wmma.load)"
+TABLE28_SECTION = "PTX ISA 9.4.1 (Table 28, relaxed type-checking rules)"
+ADDRESS_SECTION = "PTX ISA 6.4.1 (Addresses as Operands)"
+MODULE_SECTION = "PTX ISA 11.1 (Module directives)"
+PTXAS_MEASURED = "ptxas 13.0 (measured)"
+
+
+def whole_module(header: str, body: str = "ret;") -> str:
+    """An example module: `header`, then one kernel whose body is `body`."""
+    return f"{header}\n\n.visible .entry kernel()\n{{\n    {body}\n}}\n"
 
 
 @dataclass(frozen=True)
@@ -64,29 +85,78 @@ class Rule:
     severity: str            # default severity: "error" | "warning" | "note"
     summary: str
     section: str             # PTX ISA section (or "ptxas 13.0" for tool facts)
-    seed: str                # the normative sentence (or measured ptxas behaviour) behind the rule
+    quote: str               # the normative sentence (or measured ptxas behaviour) behind the rule
     bad: Example
     good: Example
     ptxas: str = ""          # what ptxas 13.0 does / says for the bad example
-    seed_only: bool = False  # stricter than ptxas: a warning by default, an error under --strict
-    explanation: str = ""
+    isa_only: bool = False   # a rule of the PTX ISA text that ptxas does not enforce: a warning
+    explanation: str = ""    # by default, an error under --strict
 
     def severity_for(self, strict: bool) -> str:
-        if self.seed_only and strict:
+        if self.isa_only and strict:
             return "error"
         return self.severity
 
 
+class Trigger:
+    """What a checking function runs on, and what it is called with (after the `Checker`)."""
+    MODULE = "module"                    # once per module: (c)
+    UNKNOWN_INSTRUCTION = "unknown instruction"  # an instruction that is no PTX instruction: (c, ins)
+    GUARD = "guard"                      # every instruction guarded by `@p`: (c, ins)
+    LD_OPCODE = "ld opcode"              # an `ld`'s opcode, once per module while it is clean: (c, ins, load)
+    LD = "ld"                            # every `ld`, its operands: (c, ins, load)
+    STORE = "store"                      # every `st`, `atom`, `red`: (c, ins)
+    INSTRUCTION = "instruction"          # every other instruction with an ISA record: (c, ins)
+    WMMA_LOAD = "wmma.load"              # every `wmma.load`: (c, ins, load)
+    NAMES = "names"                      # the instructions of one scope together: (c, scope, group)
+    ALL = (MODULE, UNKNOWN_INSTRUCTION, GUARD, LD_OPCODE, LD, STORE, INSTRUCTION, WMMA_LOAD, NAMES)
+
+
+class Check:
+    """A registered checking function: what it runs on and every code it can report."""
+    __slots__ = ("function", "trigger", "codes")  # a plain class: dataclasses cost start-up time
+
+    def __init__(self, function, trigger: str, codes: frozenset):
+        self.function, self.trigger, self.codes = function, trigger, codes
+
+
 RULES: dict[str, Rule] = {}
+CHECKS: dict[str, list[Check]] = {t: [] for t in Trigger.ALL}
 
 
-def register(*rules: Rule) -> None:
-    for r in rules:
+def _add(records: tuple) -> None:
+    for r in records:
         if r.code in RULES:
             raise RuntimeError(f"rule code {r.code} registered twice")
-        if r.seed_only and r.severity != "warning":
-            raise RuntimeError(f"{r.code}: a seed-only rule is a warning by default")
+        if r.isa_only and r.severity != "warning":
+            raise RuntimeError(f"{r.code}: a rule ptxas does not enforce is a warning by default")
         RULES[r.code] = r
+
+
+def rule(trigger: str, *records: Rule, also: tuple[str, ...] = ()):
+    """Register the decorated function to run on `trigger`, reporting the codes of `records`
+    (documented here) and the codes in `also` (documented with a helper or another function)."""
+    if trigger not in CHECKS:
+        raise ValueError(f"unknown trigger {trigger!r}")
+
+    def register(function):
+        _add(records)
+        CHECKS[trigger].append(Check(function, trigger, frozenset(r.code for r in records) | set(also)))
+        return function
+    return register
+
+
+def reports(*records: Rule):
+    """Register the records of the codes a helper reports (its callers name them in `also`)."""
+    def register(function):
+        _add(records)
+        return function
+    return register
+
+
+def checks_for(trigger: str, enabled) -> list:
+    """The functions to run on `trigger`: those that can report an enabled code (all if None)."""
+    return [k.function for k in CHECKS[trigger] if enabled is None or not k.codes.isdisjoint(enabled)]
 
 
 def get(code: str) -> Rule | None:
@@ -94,5 +164,5 @@ def get(code: str) -> Rule | None:
 
 
 def all_rules() -> list[Rule]:
-    from . import catalog  # noqa: F401 - fills RULES
+    """Every rule, by code. The rule modules register on import: `ptxld.checker` imports them."""
     return [RULES[c] for c in sorted(RULES)]

@@ -6,7 +6,8 @@ import os
 
 from ..diagnostics import Diagnostic
 from ..version import version
-from .registry import RULES
+from ..ptx.source import Source
+from .registry import RULES, all_rules
 
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m", "help": "\x1b[1;32m",
            "bold": "\x1b[1m", "blue": "\x1b[1;34m", "reset": "\x1b[0m"}
@@ -29,7 +30,6 @@ class _Paint:
 
 # ------------------------------------------------------------------ text
 def render_text(diags: list[Diagnostic], source_text: str, *, color: bool = False) -> str:
-    from ..ptx.source import Source
     src = Source(source_text)
     p = _Paint(color)
     return "".join(_one(d, src, p) for d in diags)
@@ -158,18 +158,26 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 
-def render_sarif(results: list[tuple[str, list[Diagnostic]]]) -> str:
-    from .registry import all_rules
+def _line_col(text: str | None, offset: int, fallback: tuple[int, int]) -> tuple[int, int]:
+    if text is None or not 0 <= offset <= len(text):
+        return fallback
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def render_sarif(results: list[tuple[str, list[Diagnostic]]], texts: dict[str, str] | None = None) -> str:
+    """SARIF 2.1.0; `texts` (file name -> its text) gives related locations their line and
+    column (without it they carry the primary location's line)."""
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     driver_rules = [{
         "id": r.code, "name": r.name,
         "shortDescription": {"text": r.summary},
-        "fullDescription": {"text": r.seed},
+        "fullDescription": {"text": r.quote},
         "helpUri": f"https://github.com/ptxld/ptxld/blob/main/docs/rules/{r.code}.md",
         "help": {"text": f"{r.summary}. Source: {r.section}.", "markdown": f"**{r.summary}** — {r.section}"},
         "defaultConfiguration": {"level": _LEVEL[r.severity]},
-        "properties": {"seed_only": r.seed_only, "section": r.section},
+        "properties": {"isa_only": r.isa_only, "section": r.section},
     } for r in rules]
     out = []
     for name, diags in results:
@@ -184,11 +192,17 @@ def render_sarif(results: list[tuple[str, list[Diagnostic]]]) -> str:
             if d.code in index:
                 res["ruleIndex"] = index[d.code]
             if d.secondary:
-                res["relatedLocations"] = [{
-                    "id": i + 1, "message": {"text": s.message},
-                    "physicalLocation": {"artifactLocation": {"uri": _uri(name)},
-                                         "region": {"charOffset": s.start, "charLength": max(1, s.end - s.start)}}}
-                    for i, s in enumerate(d.secondary)]
+                text = (texts or {}).get(name)
+                related = []
+                for i, s in enumerate(d.secondary):
+                    line, col = _line_col(text, s.start, (d.line, d.column))
+                    related.append({
+                        "id": i + 1, "message": {"text": s.message},
+                        "physicalLocation": {"artifactLocation": {"uri": _uri(name)},
+                                             "region": {"startLine": line, "startColumn": col,
+                                                        "charOffset": s.start,
+                                                        "charLength": max(1, s.end - s.start)}}})
+                res["relatedLocations"] = related
             if d.fix is not None:
                 res["fixes"] = [{"description": {"text": d.help or "apply the suggested fix"},
                                  "artifactChanges": [{"artifactLocation": {"uri": _uri(name)},

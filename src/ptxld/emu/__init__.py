@@ -10,9 +10,13 @@ from .errors import (BarrierError, EmulationError, GenericAddressError, LaunchEr
                      UninitializedParamError, UnsupportedInstructionError, WarpSyncError,
                      WmmaFault)
 from .api import Kernel, LaunchStats, RawModule
+from .errors import AsyncCopyError, MbarrierError, TensorMapError
+from .tensormap import TensorMap
 
 __all__ = ["RawModule", "Kernel", "LaunchStats", "EmulationError", "MemoryFault",
            "OutOfBoundsError", "MisalignedAddressError", "GenericAddressError",
            "ReadOnlyMemoryError", "UninitializedParamError", "BarrierError", "WarpSyncError",
            "WmmaFault", "UnsupportedInstructionError", "StepBudgetError", "MemoryBudgetError",
-           "LaunchError", "ModuleError"]
+           "LaunchError", "ModuleError", "AsyncCopyError", "MbarrierError", "TensorMap",
+           "TensorMapError", "AsyncRegisterError"]
+from .errors import AsyncRegisterError  # noqa: E402  (wgmma registers touched before the wait)

@@ -1,6 +1,7 @@
 """`ptxld run FILE --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] ARGS...`
 
-ARGS: `.npy` files (global buffers, written back in place or into --out DIR) or typed scalars
+ARGS: `.npy` files (global buffers; those the kernel wrote are saved in place or into --out DIR)
+or typed scalars
 `u32:1024`, `s64:-3`, `f32:2.5`, `f64:1e-3`, `b16:0x3c00`."""
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import time
 import click
 import numpy as np
 
-from .api import DEFAULT_MAX_STEPS, RawModule
+from ..io import InputError, read_ptx
+from .api import DEFAULT_MAX_STEPS, DEFAULT_MEMORY_BUDGET, RawModule
 from .errors import EmulationError
+from .machine import DEFAULT_MAX_CALL_DEPTH
 
 _SCALARS = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
             "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
@@ -37,43 +40,100 @@ def _arg(text: str):
         try:
             if kind[0] == "f":
                 return np.array(float(val), dt)[()], None
-            return np.array(int(val, 0), np.int64).astype(dt)[()], None
+            value = int(val, 0)
         except ValueError:
             raise click.BadParameter(f"bad {kind} value {val!r} in {text!r}")
+        info = np.iinfo(dt)
+        lo = info.min if kind[0] != "b" else -(info.max // 2) - 1
+        if not lo <= value <= info.max:
+            raise click.BadParameter(f"{text!r}: {value} does not fit {kind} ({lo} to {info.max})")
+        return np.array(value, np.int64 if value < 0 else np.uint64).astype(dt)[()], None
     if text.endswith(".npy"):
-        try:
-            return np.load(text), text
-        except OSError as e:
-            raise click.BadParameter(f"cannot read {text}: {e}")
+        return _load_npy(text), text
     raise click.BadParameter(f"argument {text!r} is neither a .npy file nor a typed scalar "
                              f"like u32:1024 or f32:2.5")
 
 
-@click.command("run")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX.")
-@click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z].")
-@click.option("--block", "-b", required=True, help="Block size X[,Y,Z].")
-@click.option("--cluster", default="1", help="Cluster size X[,Y,Z] (sm_90).")
-@click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Write buffers here instead of back into the .npy files.")
-@click.option("--max-steps", default=None, type=int, help="Instruction-step budget.")
-@click.option("--quiet", "-q", is_flag=True, help="No summary.")
-@click.option("--no-check", is_flag=True,
-              help="Run even a module ptxas would refuse (skip the checker's errors).")
-@click.argument("args", nargs=-1)
-def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, quiet, no_check, args):
-    """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
-    parsed = [_arg(a) for a in args]
-    progress = _Progress() if sys.stderr.isatty() else None
+def _load_npy(path: str) -> np.ndarray:
     try:
-        mod = RawModule(path=file, check=not no_check)
+        value = np.load(path, allow_pickle=False)
+    except OSError as e:
+        raise click.BadParameter(f"cannot read {path}: {e.strerror or e}")
+    except (ValueError, EOFError):
+        raise click.BadParameter(f"{path} is not a NumPy .npy array of numbers (a text file, pickled "
+                                 "Python objects or a damaged file?)")
+    if not isinstance(value, np.ndarray):
+        raise click.BadParameter(f"{path} holds an archive, not one array")
+    return value
+
+
+def _positive(ctx, param, value):
+    if value is not None and value <= 0:
+        raise click.BadParameter("must be a positive integer")
+    return value
+
+
+def _writable_dir(path: str) -> None:
+    """Make --out DIR now, so that a bad path fails before the kernel runs, not after."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise click.BadParameter(f"cannot create {path}: {e.strerror or e}", param_hint="--out")
+    if not os.access(path, os.W_OK):
+        raise click.BadParameter(f"{path} is not writable", param_hint="--out")
+
+
+def run_options(fn):
+    """The options and arguments of `ptxld run` (shared with its memory-report flavour, which
+    adds its own options and passes these on to `run_kernel`)."""
+    for deco in reversed((
+        click.argument("file", type=click.Path(exists=True, dir_okay=False)),
+        click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX."),
+        click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z]."),
+        click.option("--block", "-b", required=True, help="Block size X[,Y,Z]."),
+        click.option("--cluster", default=None, help="Cluster size X[,Y,Z] (sm_90; default: the kernel's "
+                     ".reqnctapercluster, else 1)."),
+        click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+                     help="Write the buffers the kernel wrote here instead of back into their .npy files."),
+        click.option("--max-steps", default=DEFAULT_MAX_STEPS, show_default=True, type=int, callback=_positive,
+                     help="Instruction-step budget (a runaway loop stops with an error)."),
+        click.option("--memory-budget", default=DEFAULT_MEMORY_BUDGET, show_default=True, type=int,
+                     callback=_positive, help="Bytes the emulator may allocate (buffers, shared, local, "
+                     "registers)."),
+        click.option("--max-call-depth", default=DEFAULT_MAX_CALL_DEPTH, show_default=True, type=int,
+                     callback=_positive, help="Deepest call chain (recursion) a thread may build."),
+        click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
+                     help="When asynchronous copies land: at the first wait covering them (default), or "
+                     "as late as the PTX ISA allows (surfaces missing waits)."),
+        click.option("--quiet", "-q", is_flag=True, help="No summary."),
+        click.option("--no-check", is_flag=True,
+                     help="Run even a module ptxas would refuse (skip the checker's errors)."),
+        click.argument("args", nargs=-1),
+    )):
+        fn = deco(fn)
+    return fn
+
+
+def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, memory_budget,
+               max_call_depth, async_copies, args, memory_report=False, no_check=False):
+    """Run a kernel as `ptxld run` does: exit 1 with the error on a fault, save the buffers the
+    kernel wrote. Returns the launch statistics (or the memory report, when asked for)."""
+    _, warning = read_ptx(file)  # not PTX text at all: the same error (exit 2) as `check`
+    if warning:
+        raise InputError(f"{warning}; not run")
+    parsed = [_arg(a) for a in args]
+    dims = (_dims(grid, "--grid"), _dims(block, "--block"), None if cluster is None else _dims(cluster, "--cluster"))
+    if out_dir is not None:
+        _writable_dir(out_dir)
+    # a bar only on a terminal; piped output gets the summary line alone
+    progress = _Progress() if sys.stderr.isatty() and sys.stdout.isatty() else None
+    try:
+        mod = RawModule(path=file, memory_budget=memory_budget, check=not no_check)
         k = mod.get_function(kernel)
-        stats = k(_dims(grid, "--grid"), _dims(block, "--block"), [p for p, _ in parsed],
-                  shared_mem=shared_mem, cluster=_dims(cluster, "--cluster"),
-                  max_steps=max_steps or DEFAULT_MAX_STEPS,
-                  progress=progress.update if progress else None)
+        result = k(dims[0], dims[1], [p for p, _ in parsed], shared_mem=shared_mem, cluster=dims[2],
+                   max_steps=max_steps, max_call_depth=max_call_depth, async_copies=async_copies,
+                   progress=progress.update if progress else None, memory_report=memory_report)
     except EmulationError as e:
         if progress:
             progress.clear()
@@ -81,28 +141,50 @@ def run_cmd(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, 
         sys.exit(1)
     if progress:
         progress.clear()
-    for value, path in parsed:
-        if path is None:
-            continue
+    stats = result.stats if memory_report else result
+    arrays = [i for i, (_, path) in enumerate(parsed) if path is not None]
+    for i in arrays:
+        if i not in stats.written:
+            continue  # an input: its file is left as it is
+        value, path = parsed[i]
         dest = path if out_dir is None else os.path.join(out_dir, os.path.basename(path))
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-        np.save(dest, value)
+        try:
+            np.save(dest, value)
+        except OSError as e:
+            click.echo(f"error: cannot write {dest}: {e.strerror or e}", err=True)
+            sys.exit(2)
+    return result
+
+
+@click.command("run")
+@run_options
+def run_cmd(quiet, **run_args):
+    """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024).
+
+    Only the buffers the kernel wrote are saved (in place, or into --out DIR)."""
+    stats = run_kernel(**run_args)
     if not quiet:
         click.echo(stats.summary())
 
 
 class _Progress:
-    """A one-line progress report on stderr for long launches (TTY only)."""
+    """A one-line progress report on stderr for long launches (a terminal only), redrawn at most
+    ten times a second."""
+
+    INTERVAL = 0.1   # seconds between redraws
+    DELAY = 1.0      # quiet launches stay quiet
 
     def __init__(self):
         self.t0 = time.perf_counter()
+        self.last = 0.0
         self.shown = False
 
     def update(self, batch):
-        dt = time.perf_counter() - self.t0
-        if dt < 1.0:
+        now = time.perf_counter()
+        dt = now - self.t0
+        if dt < self.DELAY or now - self.last < self.INTERVAL:
             return
+        self.last = now
         done = int(batch.exited.sum())
         click.echo(f"\r  {dt:6.1f} s  {batch.steps} steps  {batch.thread_instructions:,} "
                    f"thread-instructions  {done}/{batch.N} threads of this batch done",

@@ -84,6 +84,12 @@ class WmmaFault(EmulationError):
     kind = "wmma"
 
 
+class AsyncRegisterError(EmulationError):
+    """A register of an asynchronous operation in flight (wgmma.mma_async) touched before the
+    wait that completes it."""
+    kind = "async-register"
+
+
 class UnsupportedInstructionError(EmulationError):
     kind = "unsupported-instruction"
 
@@ -114,3 +120,24 @@ ALL_ERRORS = (EmulationError, MemoryFault, OutOfBoundsError, MisalignedAddressEr
               GenericAddressError, ReadOnlyMemoryError, UninitializedParamError, BarrierError,
               WarpSyncError, WmmaFault, UnsupportedInstructionError, StepBudgetError,
               MemoryBudgetError, LaunchError, ModuleError)
+
+
+class AsyncCopyError(EmulationError):
+    """An asynchronous copy used against the PTX ISA's rules: a cp.async group never waited for
+    before the thread exits, a misaligned or badly sized bulk copy, a tensor box the tensor map
+    does not allow."""
+    kind = "async-copy"
+
+
+class MbarrierError(BarrierError):
+    """An mbarrier used against its protocol: not initialised, an arrival or transaction count
+    beyond its phase, or a phase that can never complete (deadlock)."""
+    kind = "mbarrier"
+
+
+class TensorMapError(EmulationError, ValueError):
+    """Tensor-map parameters that cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col refuse."""
+    kind = "tensor-map"
+
+
+ALL_ERRORS += (AsyncCopyError, MbarrierError, TensorMapError)

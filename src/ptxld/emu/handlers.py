@@ -1,7 +1,7 @@
 """The registry of instruction semantics, and what every semantics module shares.
 
 Each `sem_*` module registers a compile function per instruction name with `@handler`; the
-program compiles each instruction once into an `Op` by calling it. Nothing here imports the
+program compiles each instruction once into a `CompiledOp` by calling it. Nothing here imports the
 modules that register: the registry sits below them.
 """
 from __future__ import annotations
@@ -30,12 +30,12 @@ class CompileError(Exception):
     """An instruction the emulator cannot run; becomes UnsupportedInstructionError when reached."""
 
 
-# Op kinds: a SIMPLE op runs on the active threads and falls through; a CONTROL op decides where
+# CompiledOp kinds: a SIMPLE op runs on the active threads and falls through; a CONTROL op decides where
 # each thread goes next.
 SIMPLE, CONTROL = 0, 1
 
 
-class Op:
+class CompiledOp:
     """One compiled instruction."""
     __slots__ = ("pc", "ins", "kind", "run", "guard", "gneg", "fn", "text", "line", "warp_sync",
                  "info")
@@ -66,3 +66,13 @@ def stall_resolver(order: int):
 def resolve_stall(batch) -> bool:
     """Nothing runnable: let the resolvers release threads (True) or report the deadlock."""
     return any(fn(batch) for _, fn in STALL_RESOLVERS)
+
+
+# Called with (batch, sorted thread indices) just before threads exit: asynchronous operations
+# still in flight are finished or reported.
+EXIT_HOOKS: list = []
+
+
+def on_thread_exit(fn):
+    EXIT_HOOKS.append(fn)
+    return fn

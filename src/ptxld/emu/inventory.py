@@ -13,6 +13,7 @@ import sys
 from ..spec.decode import decode
 from ..spec.opcodes import ISA_INSTRUCTIONS
 from . import program  # noqa: F401  (the semantics modules register their handlers on import)
+from .alu import lookup
 from .alu.core import BUILDERS
 from .handlers import handler_for
 
@@ -33,6 +34,18 @@ NOTES: dict[str, tuple[str, str]] = {
     "pmevent": (LIMITED, "performance-monitor events are counted nowhere: a no-op"),
     "nanosleep": (LIMITED, "no time passes: a no-op that lets other threads run"),
     "brkpt": (LIMITED, "a no-op (there is no debugger to stop in)"),
+    "cp.async.bulk.tensor": (LIMITED, "the .tile and .im2col modes of sm_90; the sm_100 modes "
+                                      "(.tile::gather4/scatter4, .im2col::w) are not run"),
+    "tensormap.replace": (LIMITED, "the global_address, global_dim, global_stride, box_dim and "
+                                   "element_stride fields"),
+    "cp.async.bulk.prefetch": (LIMITED, "an L2 prefetch hint: no values change"),
+    "cp.async.bulk.prefetch.tensor": (LIMITED, "an L2 prefetch hint: no values change"),
+    "setmaxnreg": (LIMITED, "register counts are checked; registers are not reallocated"),
+    "mma.sp": (LIMITED, "the .f16/.bf16 (m16n8k16, m16n8k32) and .s8/.u8 (m16n8k32, m16n8k64) "
+                        "forms; sparse .tf32, .e4m3/.e5m2 and .s4/.u4 are not run"),
+    "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
+    "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
+    "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),
 }
 
 #: Texture and surface instructions: the only sm_80-generation instructions allowed to stay
@@ -40,8 +53,16 @@ NOTES: dict[str, tuple[str, str]] = {
 TEXTURE_SURFACE = frozenset({"tex", "tld4", "txq", "istypep", "suld", "sust", "sured", "suq"})
 
 
+#: Instructions that are a form of an ALU instruction (their name is the mnemonic plus a
+#: qualifier): one opcode of each, which the ALU library must resolve for it to count as executed.
+ALU_FORMS = {"add.cc": "add.cc.u32", "sub.cc": "sub.cc.u64", "mad.cc": "mad.lo.cc.u32",
+             "cvt.pack": "cvt.pack.sat.u8.s32.b32"}
+
+
 def has_semantics(name: str) -> bool:
     """Whether the emulator registers semantics under this instruction name."""
+    if name in ALU_FORMS:
+        return lookup(ALU_FORMS[name]) is not None
     d = decode(name)
     if handler_for(d) is not None:
         return True

@@ -2,9 +2,11 @@
 
 Registers are NumPy arrays over every thread slot of the batch (CTAs padded to whole warps;
 padding lanes start exited). Threads at the same program counter form a group and execute an
-instruction together; the scheduler always runs the group with the smallest program counter
+instruction together; the scheduler runs the group with the smallest program counter
 (min-PC scheduling), so diverged threads reconverge where their paths meet, and per-warp active
-masks are the warp's lanes in the running group. Barriers and warp-synchronous instructions park
+masks are the warp's lanes in the running group. A group that keeps branching back while others
+wait yields to them every few iterations, so spin locks and flags set by other threads (of its
+warp, of other CTAs) make progress (docs/scheduling.md). Barriers and warp-synchronous instructions park
 threads until their partners arrive."""
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import time
 
 import numpy as np
 
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
+from .allocator import keep_heap
 from .memory import Fault
 from .handlers import SIMPLE, resolve_stall
 from .threadset import merge
@@ -21,9 +24,15 @@ from .threadset import merge
 EMPTY = np.empty(0, np.intp)
 
 
+# the deepest call chain a thread may build (`max_call_depth` of a launch)
+DEFAULT_MAX_CALL_DEPTH = 1024
+
+
 class Batch:
+    max_call_depth = DEFAULT_MAX_CALL_DEPTH
     def __init__(self, launch, prog, spaces, *, cta_coords, n_slots_per_cta, block, grid,
                  cluster, dyn_smem, live_per_cta, tid_xyz, max_steps, progress=None):
+        keep_heap()
         self.launch = launch
         self.prog = prog
         self.sp = spaces
@@ -56,6 +65,7 @@ class Batch:
         self.max_steps = max_steps
         self.progress = progress
         self.clock0 = time.perf_counter_ns()
+        self.trace = getattr(launch, "trace", None)      # memory-access recorder (emu/trace.py)
 
     # ------------------------------------------------------------------ registers
     def count(self, idx) -> int:
@@ -64,14 +74,14 @@ class Batch:
     def rd(self, s, idx):
         r = self.regs[s]
         if r is None:
-            r = self.regs[s] = T.zeros(self.slot_width[s], self.N)
+            r = self.regs[s] = ptxtypes.zeros(self.slot_width[s], self.N)
         return r if idx is None else r[idx]
 
     def wr(self, s, idx, val):
         if idx is None:
             if not isinstance(val, np.ndarray) or val.shape[:1] != (self.N,):
                 val = np.broadcast_to(val, (self.N,) + np.shape(val)[1:]).copy()
-            elif val.base is not None:
+            elif val.base is not None or not val.flags.writeable:   # a view, or a shared immediate
                 val = val.copy()
             w = self.slot_width[s]
             if w == 1 and val.dtype != np.bool_:
@@ -80,11 +90,12 @@ class Batch:
         else:
             r = self.regs[s]
             if r is None:
-                r = self.regs[s] = T.zeros(self.slot_width[s], self.N)
+                r = self.regs[s] = ptxtypes.zeros(self.slot_width[s], self.N)
             r[idx] = val
 
     def threads(self, idx) -> np.ndarray:
-        return np.arange(self.N) if idx is None else idx
+        """Thread indices of a thread set; every thread's is one shared read-only array."""
+        return self.sp.all_threads if idx is None else idx
 
     # per-thread .param variables (device-function parameters, call arguments, return values)
     def param_store(self, p):
@@ -133,7 +144,7 @@ class Batch:
                 if self._release_stalled():
                     continue
                 break
-            pc = min(groups)
+            pc = self._next_pc()
             idx = groups.pop(pc)
             while True:
                 op = code[pc]
@@ -168,21 +179,55 @@ class Batch:
                     raise self.fault(op, act, f) from None
                 if nxt is None:
                     break
+                back = nxt[0] <= pc
+                if back:
+                    self.loop = (nxt[0], pc)        # the latest loop, for a livelock report
                 pc, idx = nxt
                 if idx is not None and len(idx) == 0:
                     break
                 other = groups.pop(pc, None)
                 if other is not None:
                     idx = merge(idx, other, N)
-                if groups and min(groups) < pc:
+                if groups and (min(groups) < pc or (back and self._yield_loop(op, pc))):
                     groups[pc] = idx
                     break
 
+    # ---- fairness: a loop that keeps branching back while other threads wait at later
+    # instructions hands them the CTA's turn every FAIR_SLICE iterations (see docs/scheduling.md)
+    FAIR_SLICE = 8
+
+    def _next_pc(self) -> int:
+        """The smallest waiting PC, or after a yield the smallest one past the yielding loop's."""
+        after, self.resume_after = getattr(self, "resume_after", None), None
+        if after is not None:
+            later = [p for p in self.groups if p > after]
+            if later:
+                return min(later)
+        return min(self.groups)
+
+    def _yield_loop(self, op, head: int) -> bool:
+        """Called on a backward branch to `head` while other groups wait: yield every
+        FAIR_SLICE-th time."""
+        self.back_jumps = getattr(self, "back_jumps", 0) + 1
+        if self.back_jumps < self.FAIR_SLICE:
+            return False
+        self.back_jumps = 0
+        self.resume_after = head
+        return True
+
     def _step_budget(self, op, idx):
         t = self.threads(idx)[0]
-        raise self.error(E.StepBudgetError, op, t,
+        spin = getattr(self, "loop", None)
+        where = ""
+        if spin is not None:
+            code = self.prog.code
+            head, tail = code[spin[0]], code[spin[1]]
+            where = (f"; threads keep looping between line {head.line} (`{head.text}`) and line "
+                     f"{tail.line} while the others cannot release them (a livelock: a lock or "
+                     f"flag nobody sets?)")
+        raise self.error(errors.StepBudgetError, op, t,
                          f"step budget exhausted: {self.max_steps} instruction steps executed "
-                         f"(an endless loop?)",
+                         f"(an endless loop?){where}",
                          expected="the kernel to finish within max_steps (raise it with "
                                   "kernel(..., max_steps=N) or --max-steps)")
 

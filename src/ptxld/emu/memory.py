@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import errors as E
+from . import errors
 from .ptxtypes import UINT
 
 SHARED_RANK_SHIFT = 24
@@ -99,7 +99,7 @@ class GlobalMemory:
     def charge(self, nbytes: int, what: str) -> None:
         self.used += nbytes
         if self.used > self.budget:
-            raise E.MemoryBudgetError(
+            raise errors.MemoryBudgetError(
                 f"memory budget exceeded allocating {what} ({nbytes} bytes; {self.used} bytes in "
                 f"use, budget {self.budget})", expected="a smaller launch, or a larger memory_budget")
 
@@ -137,6 +137,14 @@ def _first(bad: np.ndarray) -> int:
     return int(np.flatnonzero(bad)[0])
 
 
+# an address below this is a null pointer plus an offset, not a stray address near a buffer
+NEAR_NULL = 1 << 16
+
+
+def _null(a: int) -> str:
+    return "through a null pointer" if a == 0 else f"near null (address {a:#x}: a null pointer plus an offset)"
+
+
 def describe_segment(seg: Segment, a: int) -> str:
     where = (f"{a - seg.end} bytes after" if a >= seg.end else
              f"{seg.base - a} bytes before" if a < seg.base else "inside")
@@ -154,13 +162,18 @@ class Spaces:
         self.const = const
         self.params = params
         self.cta_of = cta_of                     # thread -> CTA index in batch
+        self.n_threads = n_threads
+        self._shared_base = None                 # thread -> byte offset of its CTA's shared memory
+        self._all_threads = None
         self.shared_size = shared_size
         self.shared_stride = _padded(shared_size)
         self.local_size = local_size
-        self.local_stride = _padded(local_size)
+        # no .local variables: every local access faults, so no per-thread bytes are needed
+        # (zeroing 32 bytes per thread was a fifth of a short kernel's launch)
+        self.local_stride = _padded(local_size) if local_size else 0
         gmem.charge(self.shared_stride * n_ctas + self.local_stride * n_threads, "shared and local memory")
         self.shared = np.zeros(self.shared_stride * n_ctas, np.uint8)
-        self.local = np.zeros(self.local_stride * n_threads, np.uint8)
+        self.local = np.zeros(max(self.local_stride * n_threads, PAD), np.uint8)
         self.cluster_first = cluster_first       # CTA -> first CTA of its cluster (batch index)
         self.cluster_size = cluster_size
         self.rank_of = rank_of                   # CTA -> rank in cluster
@@ -171,9 +184,9 @@ class Spaces:
     # ------------------------------------------------------------------ per-space resolution
     def resolve(self, space: str, addr: np.ndarray, nbytes: int, tids, write: bool):
         """-> list of (backing uint8 array, byte index intp array, positions or None)."""
-        if nbytes > 1 and (addr & np.uint64(nbytes - 1)).any():
+        if nbytes > 1 and len(addr) and int(np.bitwise_or.reduce(addr)) & (nbytes - 1):
             pos = _first((addr & np.uint64(nbytes - 1)) != 0)
-            raise Fault(E.MisalignedAddressError, pos, int(addr[pos]), space,
+            raise Fault(errors.MisalignedAddressError, pos, int(addr[pos]), space,
                         f"misaligned {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access",
                         f"an address that is a multiple of the access size ({nbytes} bytes)",
@@ -199,9 +212,9 @@ class Spaces:
         seg = self.g.find(lo)
         if seg is not None and hi + nbytes <= seg.end:
             if write and seg.readonly:
-                raise Fault(E.ReadOnlyMemoryError, 0, lo, space,
+                raise Fault(errors.ReadOnlyMemoryError, 0, lo, space,
                             f"store to read-only memory ('{seg.name}')", "a writable global address")
-            return [(seg.data, (addr - np.uint64(seg.base)).astype(np.intp), offset_pos)]
+            return [(seg.data, (addr - np.uint64(seg.base)).view(np.intp), offset_pos)]
         bases = np.array(self.g.bases, np.uint64)
         ends = np.array([s.end for s in self.g.segments], np.uint64)
         k = np.searchsorted(bases, addr, side="right").astype(np.intp) - 1
@@ -212,8 +225,9 @@ class Spaces:
             pos = _first(~ok)
             a = int(addr[pos])
             near = self.g.nearest(a)
-            why = describe_segment(near, a) if near is not None else "no allocation exists"
-            raise Fault(E.OutOfBoundsError, pos if offset_pos is None else int(offset_pos[pos]), a, space,
+            why = (_null(a) if a < NEAR_NULL else
+                   describe_segment(near, a) if near is not None else "no allocation exists")
+            raise Fault(errors.OutOfBoundsError, pos if offset_pos is None else int(offset_pos[pos]), a, space,
                         f"out-of-bounds {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access {why}",
                         "an address inside a global allocation (launch buffer or .global variable)",
@@ -223,7 +237,7 @@ class Spaces:
             seg = self.g.segments[int(s)]
             sel = np.flatnonzero(kk == s)
             if write and seg.readonly:
-                raise Fault(E.ReadOnlyMemoryError, int(sel[0]), int(addr[sel[0]]), space,
+                raise Fault(errors.ReadOnlyMemoryError, int(sel[0]), int(addr[sel[0]]), space,
                             f"store to read-only memory ('{seg.name}')", "a writable global address")
             pos = sel if offset_pos is None else offset_pos[sel]
             out.append((seg.data, (addr[sel] - np.uint64(seg.base)).astype(np.intp), pos))
@@ -233,12 +247,12 @@ class Spaces:
         bad = addr + np.uint64(nbytes) > np.uint64(seg.size)
         if bad.any():
             pos = _first(bad)
-            raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), space,
+            raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), space,
                         f"out-of-bounds {'store to' if write else 'load from'} {space} space: "
                         f"{nbytes}-byte access past the end of the {space} bank ({seg.size} bytes)",
                         f"an offset below {seg.size}", int(bad.sum()))
         if write and seg.readonly:
-            raise Fault(E.ReadOnlyMemoryError, 0, int(addr[0]), space, f"store to read-only {space} space",
+            raise Fault(errors.ReadOnlyMemoryError, 0, int(addr[0]), space, f"store to read-only {space} space",
                         "a writable state space")
         return (seg.data, addr.astype(np.intp), None)
 
@@ -246,13 +260,31 @@ class Spaces:
         bad = addr + np.uint64(nbytes) > np.uint64(self.local_size)
         if bad.any():
             pos = _first(bad)
-            raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), ".local",
+            raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), ".local",
                         f"out-of-bounds {'store to' if write else 'load from'} .local space: "
                         f"{nbytes}-byte access", f"a local address below {self.local_size} "
                         f"(the kernel's .local variables)", int(bad.sum()))
         return (self.local, tids.astype(np.intp) * self.local_stride + addr.astype(np.intp), None)
 
+    @property
+    def all_threads(self) -> np.ndarray:
+        """0 .. n_threads-1, one shared read-only array (the thread list of every-thread sets)."""
+        if self._all_threads is None:
+            self._all_threads = np.arange(self.n_threads)
+            self._all_threads.flags.writeable = False
+        return self._all_threads
+
+    def shared_base(self, tids) -> np.ndarray:
+        """Byte offset of each thread's own CTA shared memory in the batch's shared array."""
+        base = self._shared_base
+        if base is None:
+            base = self._shared_base = self.cta_of.astype(np.intp) * self.shared_stride
+        return base if tids is self._all_threads else base[tids]
+
     def _shared(self, addr, nbytes, tids, write, cluster: bool):
+        if len(addr) and int(addr.max()) + nbytes <= self.shared_size:
+            # every address in the executing CTA's own window (no rank bits) and in bounds
+            return (self.shared, self.shared_base(tids) + addr.view(np.intp), None)
         own = self.cta_of[tids]
         rank = (addr >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
         off = (addr & np.uint64(SHARED_CTA_SPAN - 1)).astype(np.intp)
@@ -263,7 +295,7 @@ class Spaces:
                 bad |= (rank > 0) & (r != self.rank_of[own])
             if bad.any():
                 pos = _first(bad)
-                raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), ".shared::cluster" if cluster else ".shared",
+                raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), ".shared::cluster" if cluster else ".shared",
                             f"shared address names CTA rank {int(r[pos])}, outside "
                             f"{'the cluster' if cluster else 'the executing CTA'}",
                             f"a rank below the cluster size {self.cluster_size}" if cluster else
@@ -275,7 +307,7 @@ class Spaces:
         bad = off + nbytes > self.shared_size
         if bad.any():
             pos = _first(bad)
-            raise Fault(E.OutOfBoundsError, pos, int(addr[pos]), ".shared",
+            raise Fault(errors.OutOfBoundsError, pos, int(addr[pos]), ".shared",
                         f"out-of-bounds {'store to' if write else 'load from'} .shared space: "
                         f"{nbytes}-byte access at offset {int(off[pos])}",
                         f"an offset below the CTA's shared memory size ({self.shared_size} bytes: "
@@ -291,12 +323,27 @@ class Spaces:
             code[(addr >= np.uint64(base)) & (addr < np.uint64(base + span))] = c
         return code
 
+    def _window_part(self, window, addr, nbytes, tids, write):
+        L = self.layout
+        if window == ".local":
+            return self._local(addr - np.uint64(L.local), nbytes, tids, "generic", write)
+        if window == ".const":
+            return self._bank(self.const, addr - np.uint64(L.const), nbytes, write, ".const")
+        return self._shared(addr - np.uint64(L.shared), nbytes, tids, write, cluster=True)
+
     def _generic(self, addr, nbytes, tids, write):
         L = self.layout
         lo, hi = int(addr.min()), int(addr.max())
         wl, wh = L.window_of(lo), L.window_of(hi)
         if wl == wh and wl in (".global", ".param"):
             return self._global(addr, nbytes, write, "generic")
+        if wl == wh:
+            # one window for every address (windows are single ranges): no per-address codes
+            try:
+                return [self._window_part(wl, addr, nbytes, tids, write)]
+            except Fault as f:
+                f.address = int(addr[f.pos])
+                raise
         code = self.window(addr)
         out = []
         for c in np.unique(code):
@@ -320,6 +367,35 @@ class Spaces:
         return out
 
 
+def stable_order(keys: np.ndarray) -> np.ndarray:
+    """np.argsort(keys, kind="stable") for non-negative integer keys (element indices of an
+    access), by one or two 16-bit radix passes when the keys span less than 2^32 (NumPy's
+    stable sort of 16-bit keys is a radix sort; of wider ones a timsort, several times slower)."""
+    if len(keys) == 0:
+        return np.zeros(0, np.intp)
+    lo = int(keys.min())
+    span = int(keys.max()) - lo
+    if span >= 1 << 32:
+        return np.argsort(keys, kind="stable")
+    k = keys - lo
+    order = np.argsort(k.astype(np.uint16), kind="stable")
+    if span >= 1 << 16:
+        high = (k >> 16).astype(np.uint16)[order]
+        order = order[np.argsort(high, kind="stable")]
+    return order
+
+
+def _vector_rows(v: np.ndarray, el: np.ndarray, count: int):
+    """A vector access of `count` consecutive elements at element indices `el`, as whole rows
+    of `v` viewed (rows, count): (rows view, row index), or None unless every access starts at
+    a multiple of `count` (the ISA's alignment of vector accesses) and `v` divides into rows."""
+    if count & (count - 1) or len(v) % count or not len(el):
+        return None
+    if int(np.bitwise_or.reduce(el)) & (count - 1):
+        return None
+    return v.reshape(-1, count), el >> (count.bit_length() - 1)
+
+
 def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = None) -> np.ndarray:
     """Read `count` consecutive elements of `width` bits at each resolved address -> (n, count)
     raw bits (uint8..uint64; for 128 bits (n, count, 2) uint64)."""
@@ -341,7 +417,10 @@ def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = Non
         v = backing.view(dt)
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
         if count == 1:
-            return v[base][:, None]
+            return np.take(v, base)[:, None]         # np.take: faster than v[base] for 1-D
+        rows = _vector_rows(v, base, count) if step == wb else None
+        if rows is not None:                         # one row per thread: no (n, count) index
+            return np.take(rows[0], rows[1], axis=0)
         return v[base[:, None] + np.arange(count) * (step // wb)]
     out = np.empty((n, count), dt)
     for backing, idx, pos in parts:
@@ -366,6 +445,10 @@ def scatter(parts, values: np.ndarray, width: int, count: int, keep=None) -> Non
             continue
         v = backing.view(UINT[width])
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
+        rows = _vector_rows(v, base, count) if count > 1 and keep is None else None
+        if rows is not None:
+            rows[0][rows[1]] = vals
+            continue
         for k in range(count):
             if keep is None or keep[k]:
-                v[base + k] = vals[:, k]
+                v[base if k == 0 else base + k] = vals[:, k]

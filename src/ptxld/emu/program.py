@@ -2,7 +2,7 @@
 placed in their state spaces, and every instruction compiled once into a small closure.
 
 Instruction semantics live in the `sem_*` modules; each registers a compile function per
-mnemonic in `HANDLERS`. A compiled `Op` runs on a set of threads (`idx`: sorted thread indices,
+mnemonic in `HANDLERS`. A `CompiledOp` runs on a set of threads (`idx`: sorted thread indices,
 or None for every thread of the batch)."""
 from __future__ import annotations
 
@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ptx.nodes import Block, Expr, Float, Instruction, Int, LabelDef, Name, Sink, Variable, Vector
+from ..ptx.nodes import (ELEMENT, Block, Directive, Expr, Float, Instruction, Int, LabelDef, Name, Sink,
+                        Variable, Vector)
 from ..spec.opcodes import special_register
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 # the semantics modules register their handlers on import
-from . import sem_mem, sem_warp  # noqa: F401
-from .handlers import SIMPLE, CompileError, Op, handler_for
+from . import (sem_async, sem_cache, sem_cluster, sem_matrix, sem_mbarrier, sem_mem,  # noqa: F401
+               sem_stack, sem_tensor, sem_video, sem_warp, sem_wgmma)
+from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
 from .sem_control import compile_fallthrough_end
@@ -32,6 +34,8 @@ class Func:
     pvars: list = field(default_factory=list)      # per-thread .param variables owned
     formals: list = field(default_factory=list)    # pvar ids of parameters
     returns: list = field(default_factory=list)    # pvar ids of return parameters
+    formal_regs: list = field(default_factory=list)  # per parameter: [(slot, type)] or None
+    return_regs: list = field(default_factory=list)
     local_lo: int = 0
     local_hi: int = 0
     address: int = 0
@@ -47,7 +51,7 @@ def _align_up(x: int, a: int) -> int:
 
 
 def var_size(v: Variable) -> int:
-    n = T.WIDTH.get(v.type, 8) // 8 if v.type != ".pred" else 1
+    n = ptxtypes.WIDTH.get(v.type, 8) // 8 if v.type != ".pred" else 1
     if v.vector:
         n *= int(v.vector[2:])
     for d in v.dims:
@@ -58,10 +62,28 @@ def var_size(v: Variable) -> int:
 def var_align(v: Variable) -> int:
     if v.align:
         return v.align
-    n = max(1, T.WIDTH.get(v.type, 8) // 8)
+    n = max(1, ptxtypes.WIDTH.get(v.type, 8) // 8)
     if v.vector:
         n *= int(v.vector[2:])
     return n
+
+
+def _immediate_source(bits, w: int):
+    """An immediate operand: the same value in every active thread, as an array shaped like a
+    register read (PTX ISA: an immediate is broadcast to every thread). The array for each
+    thread count is made once and kept read-only; `Batch.wr` copies it before storing it."""
+    made: dict[int, np.ndarray] = {}
+
+    def read(b, idx):
+        n = b.count(idx)
+        arr = made.get(n)
+        if arr is None:
+            if len(made) >= 8:            # divergent code reads it with many thread counts
+                made.clear()
+            arr = made[n] = ptxtypes.full(bits, w, n)
+            arr.flags.writeable = False
+        return arr
+    return read
 
 
 class Program:
@@ -72,7 +94,7 @@ class Program:
         self.addr_type = ".u32" if self.layout.bits == 32 else ".u64"
         self.target = module.target or "sm_80"
         self.gmem = gmem
-        self.code: list[Op] = []
+        self.code: list[CompiledOp] = []
         self.funcs: dict[str, Func] = {}
         self.slot_of: dict = {}
         self.slot_width: list[int] = []
@@ -89,6 +111,7 @@ class Program:
         self.global_seg: dict = {}
         self.func_by_addr: dict[int, str] = {}
         self.local_range: dict[str, tuple[int, int]] = {}
+        self.param_offsets: dict[int, int] = {}   # id(kernel parameter) -> its byte offset
         self._place_module_variables()
         self._layout_functions()
 
@@ -98,9 +121,11 @@ class Program:
         for item in self.module.items:
             if isinstance(item, Variable):
                 self._place(item, None, pending)
+        self._entry_shared: dict = {}
         for item in self.module.items:
             if getattr(item, "kind", "") == "function":
                 self._walk_vars(item.body, item, pending)
+        self._place_entry_shared()
         size = max(len(self.const_image), 1)
         self.const = Segment(self.layout.const, size, np.zeros(_align_up(size, 32), np.uint8), ".const bank", True)
         self._pending_inits = pending
@@ -131,6 +156,8 @@ class Program:
         elif sp == ".shared":
             if v.linkage == ".extern" or (v.dims and v.dims[-1] is None):
                 self.extern_shared.append(v)
+            elif fn is not None and fn.is_entry:
+                self._entry_shared.setdefault(id(fn), []).append(v)
             else:
                 off = _align_up(self.static_shared, var_align(v))
                 self.shared_off[v] = off
@@ -146,6 +173,22 @@ class Program:
             pass  # formal parameters are placed with the function
         elif sp == ".param" and fn is not None and v.function is None:
             pass
+
+    def _place_entry_shared(self):
+        """Shared variables declared inside a kernel (nvcc's "demoted" __shared__ variables)
+        exist only while that kernel runs: each kernel's start after the module's own (and device
+        functions') shared variables, and different kernels' overlap, as on the GPU, where a
+        kernel's shared window holds its own variables only. Offsets stay those of the hardware's
+        range (a wgmma descriptor keeps only 18 address bits)."""
+        base = top = self.static_shared
+        for variables in self._entry_shared.values():
+            off = base
+            for v in variables:
+                off = _align_up(off, var_align(v))
+                self.shared_off[v] = off
+                off += var_size(v)
+            top = max(top, off)
+        self.static_shared = top
 
     def extern_shared_offset(self) -> int:
         a = max([var_align(v) for v in self.extern_shared] + [16])
@@ -174,13 +217,15 @@ class Program:
             else:
                 items.append(x)
         flat(v.init)
-        w = T.WIDTH.get(v.type, 8)
+        w = ptxtypes.WIDTH.get(v.type, 8)
         out = bytearray()
         for it in items:
             if isinstance(it, (Int, Float)):
-                val = T.immediate_bits(it, v.type)
+                val = ptxtypes.immediate_bits(it, v.type)
             else:
-                val = self.address_constant(it, generic=True)
+                # PTX ISA 5.4.4: a variable name initializes with its address in its own state
+                # space; `generic(x)` asks for the generic address
+                val = self.address_constant(it, generic=False)
             out += int(val).to_bytes(w // 8, "little")
         return out
 
@@ -221,14 +266,52 @@ class Program:
         key = (id(v), name, comp)
         s = self.slot_of.get(key)
         if s is None:
+            if v.type not in ptxtypes.WIDTH:  # a declaration the checker reports (PTX ISA types only)
+                raise CompileError(f"register `{name}` has no PTX type (`{v.type}`)")
             s = len(self.slot_width)
             self.slot_of[key] = s
-            self.slot_width.append(T.WIDTH[v.type])
+            self.slot_width.append(ptxtypes.WIDTH[v.type])
             self.slot_type.append(v.type)
             fn = self._current_func
             if fn is not None:
                 fn.slots.append(s)
         return s
+
+    def carry_slot(self) -> int:
+        """The register holding each thread's carry flag CC.CF (PTX ISA 9.7.2): one for the whole
+        program (the ISA does not preserve it across calls)."""
+        s = getattr(self, "_carry_slot", None)
+        if s is None:
+            s = self._carry_slot = len(self.slot_width)
+            self.slot_width.append(1)
+            self.slot_type.append(".pred")
+        return s
+
+    def stack(self, size: int) -> tuple[int, int]:
+        """(top, slot) of the per-thread stack for alloca/stacksave/stackrestore: `size` bytes of
+        .local space above the .local variables, and the register holding each thread's bytes
+        in use. Every function saves and restores it across calls (alloca memory is released
+        when the function that made it returns)."""
+        got = getattr(self, "_stack", None)
+        if got is None:
+            top = _align_up(self.local_size, 16) + size
+            self.local_size = top
+            s = len(self.slot_width)
+            self.slot_width.append(64)
+            self.slot_type.append(".u64")
+            for fn in self.funcs.values():
+                if not fn.node.is_entry:
+                    fn.slots.append(s)
+            got = self._stack = (top, s)
+        return got
+
+    def carry_source(self):
+        s = self.carry_slot()
+        return lambda b, idx: b.rd(s, idx)
+
+    def carry_dest(self):
+        s = self.carry_slot()
+        return lambda b, idx, val: b.wr(s, idx, val)
 
     def pvar(self, v: Variable) -> int:
         p = self.pvar_of.get(id(v))
@@ -260,21 +343,24 @@ class Program:
                     plist.append((p, off, var_size(p)))
                     off += var_size(p)
                 self.kernel_params[f.name] = plist
-                self.param_offsets = getattr(self, "param_offsets", {})
                 for p, o, _ in plist:
                     self.param_offsets[id(p)] = o
             else:
                 fn.formals = [self.pvar(p) for p in f.params]
                 fn.returns = [self.pvar(p) for p in f.returns]
+                # `.reg` parameters live in the callee's registers (PTX ISA 5.1.6.1)
+                fn.formal_regs = [self.param_regs(p) for p in f.params]
+                fn.return_regs = [self.param_regs(p) for p in f.returns]
             fn.entry_pc = len(self.code)
             labels: dict[str, int] = {}
             body: list[Instruction] = []
-            self._collect(f.body, body, labels)
+            fn.branch_tables = {}
+            self._collect(f.body, body, labels, fn.branch_tables)
             fn.labels = labels
             for ins in body:
-                self.code.append(Op(len(self.code), ins, fn))
+                self.code.append(CompiledOp(len(self.code), ins, fn))
             # falling off the end of a function returns
-            self.code.append(Op(len(self.code), None, fn))
+            self.code.append(CompiledOp(len(self.code), None, fn))
             fn.end_pc = len(self.code)
         for fn in self.funcs.values():
             self._current_func = fn
@@ -282,8 +368,15 @@ class Program:
                 self._compile(self.code[pc])
         self._current_func = None
 
-    def _collect(self, block, out, labels):
+    def _collect(self, block, out, labels, tables=None):
+        """Lay out a function body: instructions in order, label -> pc, and the `.branchtargets`
+        lists (label -> target names) that `brx.idx` indexes."""
+        last_label = None
         for it in block.items:
+            if isinstance(it, Directive) and it.name == ".branchtargets" and tables is not None:
+                if last_label is not None:
+                    tables[last_label] = [a for a in it.args if a != ","]
+            last_label = it.name if isinstance(it, LabelDef) else None
             if isinstance(it, Instruction):
                 for lab in it.labels:
                     labels[lab.name] = len(self.code) + len(out)
@@ -291,11 +384,11 @@ class Program:
             elif isinstance(it, LabelDef):
                 labels[it.name] = len(self.code) + len(out)
             elif isinstance(it, Block):
-                self._collect(it, out, labels)
+                self._collect(it, out, labels, tables)
             elif isinstance(it, Variable) and it.space == ".param":
                 self.pvar(it)
 
-    def _compile(self, op: Op):
+    def _compile(self, op: CompiledOp):
         if op.ins is None:
             compile_fallthrough_end(op, self)
             return
@@ -308,12 +401,18 @@ class Program:
             h(op, self)
         except CompileError as e:
             msg = str(e)
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
+            # a defect of the emulator, not of the PTX: reported where it is reached, as an
+            # EmulationError naming the instruction, never as a Python exception at load time
+            msg = f"the emulator failed to compile it (internal {type(e).__name__}: {e}); please report this"
+        else:
+            return
 
-            def unsupported(b, idx, _msg=msg):
-                raise Fault(E.UnsupportedInstructionError, 0, None, None,
-                            f"cannot execute `{ins.opcode}`: {_msg}",
-                            "an instruction the emulator implements", b.count(idx))
-            op.kind, op.run = SIMPLE, unsupported
+        def unsupported(b, idx, _msg=msg):
+            raise Fault(errors.UnsupportedInstructionError, 0, None, None,
+                        f"cannot execute `{ins.opcode}`: {_msg}",
+                        "an instruction the emulator implements", b.count(idx))
+        op.kind, op.run = SIMPLE, unsupported
 
     # ------------------------------------------------------------------ operand helpers
     def lookup(self, name: str, ins):
@@ -339,6 +438,24 @@ class Program:
             raise CompileError(f"guard `{node.text}` is not a predicate")
         return s
 
+    def whole_vector(self, node, ins):
+        """A vector register named whole (`v` of `.reg .v2 .u32 v`) as the brace list of its
+        elements `{v.x, v.y}`; any other operand unchanged."""
+        if isinstance(node, Name) and node.component is None:
+            v = self.lookup(node.name, ins)
+            if isinstance(v, Variable) and v.space == ".reg" and v.vector:
+                n = int(v.vector[2:])
+                return Vector([Name(node.name, node.start, node.end, c) for c in "xyzw"[:n]],
+                              node.start, node.end)
+        return node
+
+    def param_regs(self, p: Variable):
+        """The registers of a `.reg` function parameter (one per vector element), else None."""
+        if p.space != ".reg":
+            return None
+        comps = [None] if not p.vector else list("xyzw"[:int(p.vector[2:])])
+        return [(self.slot(p, p.name, c), p.type) for c in comps]
+
     def vector_regs(self, node, ins) -> list:
         """A vector operand's elements: (slot, type) or None for the sink `_`."""
         if isinstance(node, Vector):
@@ -353,47 +470,94 @@ class Program:
 
     def source(self, node, t: str, ins):
         """Compile a source operand read as type `t` -> fn(batch, idx) -> raw bits array."""
-        w = T.WIDTH[t]
+        w = ptxtypes.WIDTH[t]
         if isinstance(node, (Int, Float)):
-            bits = T.immediate_bits(node, t)
-            return lambda b, idx: T.full(bits, w, b.count(idx))
+            return _immediate_source(ptxtypes.immediate_bits(node, t), w)
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable) and v.space == ".reg":
                 s, rt = self.reg(node, ins)
-                rw = T.WIDTH[rt]
+                rw = ptxtypes.WIDTH[rt]
                 if rw == w:
                     return lambda b, idx: b.rd(s, idx)
                 if w == 1:
                     return lambda b, idx: b.rd(s, idx) != 0
-                return lambda b, idx: T.convert_width(b.rd(s, idx), rt, w)
+                return lambda b, idx: ptxtypes.convert_width(b.rd(s, idx), rt, w)
+            if node.name == "WARP_SZ" and v is None:               # the warp size, a constant
+                return lambda b, idx: ptxtypes.full(32, w, b.count(idx))
             st = special_type(node.name)
             if st is not None and v is None:
                 rd = special_reader(node.name, node.component)
-                sw = T.WIDTH[st]
+                sw = ptxtypes.WIDTH[st]
                 if sw == w:
                     return rd
-                return lambda b, idx: T.convert_width(rd(b, idx), st, w)
+                return lambda b, idx: ptxtypes.convert_width(rd(b, idx), st, w)
             if isinstance(v, Variable) or node.name in self.funcs:
                 addr = self.operand_address_constant(node, ins)
-                return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
+                return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
             raise CompileError(f"unknown operand `{node.text}`")
+        if isinstance(node, Expr) and node.op == ELEMENT and not isinstance(node.args[1], Int):
+            # `buf[%r1]`: the array's address plus the index register times the element size
+            addr = self.operand_address_constant(node.args[0], ins)
+            scale = self.element_size(node.args[0], ins)
+            index = self.source(node.args[1], ".s64", ins)
+            if w not in ptxtypes.UINT:
+                raise CompileError(f"an array element's address cannot be read as {t}")
+            dtype = ptxtypes.UINT[w]
+            return lambda b, idx: (index(b, idx).view(np.int64) * scale + addr).astype(dtype)
+        if isinstance(node, Expr) and node.op == "u!" and w == 1:      # a negated predicate `!p`
+            inner = self.source(node.args[0], t, ins)
+            return lambda b, idx: ~inner(b, idx)
+        if isinstance(node, Expr) and self._register_plus_immediate(node, ins):
+            return self._register_offset_source(node, t, ins)
         if isinstance(node, Expr):
             addr = self.operand_address_constant(node, ins)
-            return lambda b, idx: T.full(addr & ((1 << w) - 1), w, b.count(idx))
+            return lambda b, idx: ptxtypes.full(addr & ((1 << w) - 1), w, b.count(idx))
         raise CompileError(f"unsupported operand {type(node).__name__}")
+
+    def element_size(self, array: Name, ins) -> int:
+        """The bytes one index step of `array[i]` moves: its scalar type's size (ptxas scales by
+        the element type alone: a `.v4 .u32` or two-dimensional array steps by 4 too)."""
+        v = self.lookup(array.name, ins)
+        if not isinstance(v, Variable) or not v.dims:
+            raise CompileError(f"`{array.name}` is not an array: it cannot be indexed")
+        return max(1, ptxtypes.WIDTH[v.type] // 8)
+
+    def _register_plus_immediate(self, node, ins) -> bool:
+        """`%r + imm` / `%r - imm` (a register, not a variable, on the left)."""
+        if node.op not in ("+", "-") or len(node.args) != 2 or not isinstance(node.args[1], Int):
+            return False
+        base = node.args[0]
+        if not isinstance(base, Name):
+            return False
+        v = self.lookup(base.name, ins)
+        return isinstance(v, Variable) and v.space == ".reg"
+
+    def _register_offset_source(self, node, t: str, ins):
+        """`%r + imm` as a source operand (ptxas folds it): the register plus the immediate,
+        wrapping at the operand's width."""
+        w = ptxtypes.WIDTH[t]
+        if w not in ptxtypes.UINT:
+            raise CompileError(f"`{node.args[0].text} + imm` cannot be a {t} operand")
+        reg = self.source(node.args[0], t, ins)
+        k = node.args[1].value if node.op == "+" else -node.args[1].value
+        imm = ptxtypes.UINT[w](k & ((1 << w) - 1))
+        return lambda b, idx: reg(b, idx) + imm
 
     def operand_address_constant(self, node, ins) -> int:
         """`var` / `var+imm` used as a value: its address in its own state space."""
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable):
-                if v.space == ".param" and id(v) in getattr(self, "param_offsets", {}):
+                if v.space == ".param" and id(v) in self.param_offsets:
                     return self.param_offsets[id(v)]
                 return self.var_address(v, generic=False)
             if node.name in self.funcs:
                 return self.funcs[node.name].address
             raise CompileError(f"`{node.text}` is not a variable or function")
+        if isinstance(node, Expr) and node.op == ELEMENT and isinstance(node.args[1], Int):
+            base = self.operand_address_constant(node.args[0], ins)
+            return base + node.args[1].value * self.element_size(node.args[0], ins)
         if isinstance(node, Expr) and node.op in ("+", "-") and isinstance(node.args[1], Int):
             base = self.operand_address_constant(node.args[0], ins)
             return base + (node.args[1].value if node.op == "+" else -node.args[1].value)
@@ -405,10 +569,10 @@ class Program:
         if isinstance(node, Sink):
             return lambda b, idx, val: None
         s, rt = self.reg(node, ins)
-        rw = T.WIDTH[rt]
-        w = T.WIDTH[t]
+        rw = ptxtypes.WIDTH[rt]
+        w = ptxtypes.WIDTH[t]
         if rw == w:
             return lambda b, idx, val: b.wr(s, idx, val)
         if rw < w and w != 1:
-            return lambda b, idx, val: b.wr(s, idx, T.convert_width(val, ".b%d" % w, rw))
-        return lambda b, idx, val: b.wr(s, idx, T.convert_width(val, t, rw))
+            return lambda b, idx, val: b.wr(s, idx, ptxtypes.convert_width(val, ".b%d" % w, rw))
+        return lambda b, idx, val: b.wr(s, idx, ptxtypes.convert_width(val, t, rw))

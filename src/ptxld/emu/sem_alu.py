@@ -6,26 +6,9 @@ import numpy as np
 
 from ..ptx.nodes import Expr, Float, Int, Name, PredPair, Sink, Vector
 from ..spec.decode import decode
-from . import ptxtypes as T
+from . import ptxtypes
 from .alu import lookup, why_not
 from .handlers import CompileError, handler
-
-
-def _scalar_or_source(prog, node, t, ins):
-    if isinstance(node, (Int, Float)):
-        bits = T.immediate_bits(node, t)
-        w = T.WIDTH[t]
-        if w == 1:
-            val = np.bool_(bits)
-        elif w == 128:
-            return prog.source(node, t, ins)
-        else:
-            val = T.UINT[w](bits)
-        return lambda b, idx: val
-    if isinstance(node, Expr) and node.op == "!" and len(node.args) == 1 and t == ".pred":
-        inner = prog.source(node.args[0], t, ins)
-        return lambda b, idx: ~inner(b, idx)
-    return prog.source(node, t, ins)
 
 
 _NATIVE = {("add", ".f32"): (np.add, np.float32, np.uint32, 0x7FFFFFFF),
@@ -69,17 +52,28 @@ def compile_alu(op, prog):
     ops = list(ins.operands)
     pair = bool(ops) and isinstance(ops[0], PredPair)
     dst_types = alu.dst_types_pair if pair and alu.dst_types_pair else alu.dst_types
+    src_types = alu.src_types
+    # the carry flag is an operand of the ALU op the instruction text does not write
+    if alu.carry_out:
+        dst_types = dst_types[:-1]
+    if alu.carry_in:
+        src_types = src_types[:-1]
     if pair:
         first = ops.pop(0)
         dnodes = [first.first, first.second]
     else:
         nd = len(dst_types)
         dnodes, ops = ops[:nd], ops[nd:]
-    if len(ops) != len(alu.src_types):
-        raise CompileError(f"`{ins.opcode}` takes {len(alu.src_types)} source operand(s), "
+    if len(ops) != len(src_types):
+        raise CompileError(f"`{ins.opcode}` takes {len(src_types)} source operand(s), "
                            f"found {len(ops)}")
-    srcs = [_scalar_or_source(prog, n, t, ins) for n, t in zip(ops, alu.src_types)]
+    # every operand, immediates included, arrives with one element per active thread
+    srcs = [prog.source(n, t, ins) for n, t in zip(ops, src_types)]
     dsts = [prog.dest(n, t, ins) for n, t in zip(dnodes, dst_types)]
+    if alu.carry_in:
+        srcs.append(prog.carry_source())
+    if alu.carry_out:
+        dsts.append(prog.carry_dest())
     call = alu.pair if pair and alu.dst_types_pair else alu
     fast = native_float(ins.opcode)
     if fast is not None and not any(isinstance(n, (Int, Float)) for n in ops):
@@ -108,8 +102,16 @@ def compile_mov(op, prog):
     ops = ins.operands
     if len(ops) != 2:
         raise CompileError("mov takes two operands")
-    d, a = ops
-    w = T.WIDTH[t]
+    # vector registers named whole become the brace lists of their elements
+    d, a = (prog.whole_vector(x, ins) for x in ops)
+    vec = ins.decoded.get("vec")
+    if vec is not None:
+        _compile_mov_vector(op, prog, t, int(vec[2:]), d, a)
+        return
+    w = ptxtypes.WIDTH[t]
+    for x in (d, a):
+        if isinstance(x, Vector) and (w % len(x.items) or w // len(x.items) not in (8, 16, 32, 64)):
+            raise CompileError(f"a {len(x.items)}-element vector does not split a {t} value")
     if isinstance(a, Vector):                       # pack {a, b, ...} -> d
         parts = a.items
         ew = w // len(parts)
@@ -128,9 +130,9 @@ def compile_mov(op, prog):
                     out[:, 0] = v[0] | (v[1] << np.uint64(32))
                     out[:, 1] = v[2] | (v[3] << np.uint64(32))
             else:
-                out = np.zeros(b.count(act), T.UINT[w])
+                out = np.zeros(b.count(act), ptxtypes.UINT[w])
                 for k, x in enumerate(vals):
-                    out |= x.astype(T.UINT[w]) << T.UINT[w](k * ew)
+                    out |= x.astype(ptxtypes.UINT[w]) << ptxtypes.UINT[w](k * ew)
             dest(b, act, out)
         op.run = pack
         return
@@ -148,9 +150,9 @@ def compile_mov(op, prog):
                     continue
                 if w == 128:
                     word = v[:, (k * ew) // 64]
-                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(T.UINT[ew])
+                    piece = word if ew == 64 else (word >> np.uint64((k * ew) % 64)).astype(ptxtypes.UINT[ew])
                 else:
-                    piece = (v >> T.UINT[w](k * ew)).astype(T.UINT[ew])
+                    piece = (v >> ptxtypes.UINT[w](k * ew)).astype(ptxtypes.UINT[ew])
                 dst(b, act, np.ascontiguousarray(piece))
         op.run = unpack
         return
@@ -163,3 +165,22 @@ def compile_mov(op, prog):
             v = v.copy()
         dest(b, act, v)
     op.run = mov
+
+
+def _compile_mov_vector(op, prog, t, n, d, a):
+    """`mov.v2/.v4.type d, a`: element by element, each side a vector register or a brace list
+    (an element of the source may be an immediate)."""
+    ins = op.ins
+    if not (isinstance(d, Vector) and isinstance(a, Vector)):
+        raise CompileError(f"mov.v{n} moves a vector of {n} elements into another")
+    if len(d.items) != n or len(a.items) != n:
+        raise CompileError(f"mov.v{n} needs {n} elements on each side")
+    srcs = [prog.source(x, t, ins) for x in a.items]
+    dests = [None if isinstance(x, Sink) else prog.dest(x, t, ins) for x in d.items]
+
+    def run(b, act):
+        vals = [s(b, act).copy() for s in srcs]          # read every element before writing
+        for dst, v in zip(dests, vals):
+            if dst is not None:
+                dst(b, act, v)
+    op.run = run

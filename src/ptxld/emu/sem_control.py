@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Int, Name, ParenList, Variable
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .memory import Fault
-from .handlers import CONTROL, SIMPLE, CompileError, handler, stall_resolver
+from .handlers import CONTROL, EXIT_HOOKS, SIMPLE, CompileError, handler, stall_resolver
 from .sem_warp import compile_bar_warp
 
 
@@ -26,7 +26,8 @@ def _split(b, op, idx, act):
 def compile_bra(op, prog):
     ins = op.ins
     if ins.decoded.mnemonic == "brx":
-        raise CompileError("brx.idx (branch tables) is not supported")
+        compile_brx(op, prog)
+        return
     target = ins.operands[0]
     if not isinstance(target, Name) or target.name not in op.fn.labels:
         raise CompileError(f"unknown branch target `{getattr(target, 'text', target)}`")
@@ -38,6 +39,45 @@ def compile_bra(op, prog):
         if rest is not None:
             b.schedule(nxt, rest)
         return tpc, taken
+    op.kind, op.run = CONTROL, run
+
+
+def compile_brx(op, prog):
+    """`brx.idx index, tlist`: jump to entry `index` of the `.branchtargets` list `tlist`; an
+    index past the end is undefined in the ISA and reported."""
+    ins = op.ins
+    if len(ins.operands) != 2 or not isinstance(ins.operands[1], Name):
+        raise CompileError("brx.idx takes an index and a `.branchtargets` label")
+    table = op.fn.branch_tables.get(ins.operands[1].name)
+    if table is None:
+        raise CompileError(f"`{ins.operands[1].name}` does not label a .branchtargets list")
+    missing = [t for t in table if t not in op.fn.labels]
+    if missing:
+        raise CompileError(f"branch target `{missing[0]}` is not a label of this function")
+    pcs = np.array([op.fn.labels[t] for t in table], np.int64)
+    index = prog.source(ins.operands[0], ".u32", ins)
+    nxt = op.pc + 1
+
+    def run(b, idx, act):
+        taken, rest = _split(b, op, idx, act)
+        if rest is not None:
+            b.schedule(nxt, rest)
+        t = b.threads(taken)
+        if len(t) == 0:
+            return None
+        k = index(b, taken).astype(np.int64)
+        bad = k >= len(pcs)
+        if bad.any():
+            pos = int(np.flatnonzero(bad)[0])
+            raise Fault(errors.EmulationError, pos, None, None,
+                        f"brx.idx index {int(k[pos])} is past the end of its {len(pcs)}-entry "
+                        f"target list `{ins.operands[1].name}`", "an index below the list's length")
+        dest = pcs[k]
+        for pc in np.unique(dest)[1:]:
+            b.schedule(int(pc), t[dest == pc])
+        first = int(dest.min())
+        sel = t[dest == first]
+        return first, (None if len(sel) == b.N else sel)
     op.kind, op.run = CONTROL, run
 
 
@@ -56,6 +96,8 @@ def exit_threads(b, idx):
     t = b.threads(idx)
     if len(t) == 0:
         return
+    for hook in EXIT_HOOKS:
+        hook(b, t)
     b.exited[t] = True
     b.live_per_cta -= np.bincount(b.cta_of[t], minlength=len(b.live_per_cta))
 
@@ -64,15 +106,14 @@ def exit_threads(b, idx):
 def compile_trap(op, prog):
     def run(b, act):
         t = b.threads(act)[0]
-        raise b.error(E.EmulationError, op, t, "trap executed: the kernel aborted",
+        raise b.error(errors.EmulationError, op, t, "trap executed: the kernel aborted",
                       expected="no `trap` on the executed path", others=b.count(act) - 1)
     op.run = run
 
 
-@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "prefetch", "prefetchu",
-         "discard", "applypriority", "griddepcontrol", "setmaxnreg")
+@handler("membar", "fence", "nanosleep", "pmevent", "brkpt", "griddepcontrol")
 def compile_noop(op, prog):
-    # A sequential emulator is sequentially consistent: fences and cache hints are no-ops.
+    # A sequential emulator is sequentially consistent: fences are no-ops (cache hints: sem_cache).
     op.run = lambda b, act: None
 
 
@@ -121,12 +162,12 @@ def compile_call(op, prog):
             name = prog.func_by_addr.get(int(a))
             sel = t[addr == a]
             if name is None or prog.funcs[name].node.is_entry:
-                raise Fault(E.GenericAddressError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
+                raise Fault(errors.GenericAddressError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
                             "indirect call to an address that is not a device function",
                             "the address of a .func taken with mov")
             f = prog.funcs[name]
             if len(f.formals) != len(args) or len(f.returns) != len(rets):
-                raise Fault(E.EmulationError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
+                raise Fault(errors.EmulationError, int(np.flatnonzero(addr == a)[0]), int(a), "code",
                             f"indirect call passes {len(args)} argument(s); `{name}` takes {len(f.formals)}",
                             "a callee matching the call's prototype")
             nxt = enter(b, op, f, sel, ret_targets, arg_sources)
@@ -142,6 +183,8 @@ def _param_target(prog, node, ins):
         v = prog.lookup(node.name, ins)
         if isinstance(v, Variable) and v.space == ".param":
             return ("p", prog.pvar(v))
+        if isinstance(v, Variable) and v.space == ".reg" and v.vector and node.component is None:
+            return ("v", prog.vector_regs(node, ins))      # a vector register, element by element
         if isinstance(v, Variable) and v.space == ".reg":
             s, t = prog.reg(node, ins)
             return ("r", s, t)
@@ -168,7 +211,27 @@ def _bytes_to_bits(raw: np.ndarray, width: int) -> np.ndarray:
         return buf[:, 0] != 0
     if width == 128:
         return buf.view(np.uint64).reshape(-1, 2)
-    return buf.view(T.UINT[width]).reshape(-1)
+    return buf.view(ptxtypes.UINT[width]).reshape(-1)
+
+
+def _regs_to_bytes(b, regs, act, size: int) -> np.ndarray:
+    """Registers [(slot, type)] read for `act`, laid end to end as the bytes of one parameter."""
+    parts = [_bits_to_bytes(b.rd(s, act), max(1, ptxtypes.WIDTH[t] // 8)) for s, t in regs]
+    raw = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+    out = np.zeros((raw.shape[0], size), np.uint8)
+    k = min(size, raw.shape[1])
+    out[:, :k] = raw[:, :k]
+    return out
+
+
+def _bytes_to_regs(b, regs, raw: np.ndarray, idx) -> None:
+    """The bytes of one parameter written into its registers [(slot, type)], element by element."""
+    off = 0
+    for s, t in regs:
+        w = ptxtypes.WIDTH[t]
+        n = max(1, w // 8)
+        b.wr(s, idx, _bytes_to_bits(np.ascontiguousarray(raw[:, off:off + n]), w))
+        off += n
 
 
 def enter(b, op, f, act, ret_targets, arg_sources):
@@ -183,8 +246,8 @@ def enter(b, op, f, act, ret_targets, arg_sources):
         if src[0] == "p":
             data, init = b.param_store(src[1])
             vals.append((data[t][:, :size], init[t][:, :size]))
-        elif src[0] == "r":
-            raw = _bits_to_bytes(b.rd(src[1], act), size)
+        elif src[0] in ("r", "v"):
+            raw = _regs_to_bytes(b, [src[1:]] if src[0] == "r" else src[1], act, size)
             vals.append((raw, np.ones_like(raw, bool)))
         else:
             raw = _bits_to_bytes(np.full(len(t), src[1].value & (2**64 - 1), np.uint64), size)
@@ -199,11 +262,13 @@ def enter(b, op, f, act, ret_targets, arg_sources):
     if f.local_hi > f.local_lo:
         loc = b.sp.local.reshape(b.N, -1)
         rec.local = loc[t, f.local_lo:f.local_hi].copy()
-    for (raw, init), p in zip(vals, f.formals):
+    for (raw, init), p, regs in zip(vals, f.formals, f.formal_regs):
         data, pinit = b.param_store(p)
         k = raw.shape[1]
         data[t, :k] = raw
         pinit[t, :k] = init
+        if regs:
+            _bytes_to_regs(b, regs, raw, None if len(t) == b.N else t)
     rid = b.next_record
     b.next_record += 1
     b.records[rid] = rec
@@ -213,9 +278,10 @@ def enter(b, op, f, act, ret_targets, arg_sources):
             b.stack.append(np.zeros(b.N, np.int32))
         b.stack[level][t[d == level]] = rid
     b.depth[t] += 1
-    if b.depth[t].max() > 1024:
-        raise Fault(E.StepBudgetError, 0, None, None, "call depth above 1024 (runaway recursion?)",
-                    "recursion that terminates")
+    if b.depth[t].max() > b.max_call_depth:
+        raise Fault(errors.StepBudgetError, 0, None, None,
+                    f"call depth above {b.max_call_depth} (runaway recursion?)",
+                    "recursion that terminates, or a larger max_call_depth")
     return f.entry_pc, (None if len(t) == b.N else t)
 
 
@@ -239,7 +305,12 @@ def leave(b, op, act):
         pos = np.searchsorted(rec.idx, S)
         f = rec.fn
         outs = []
-        for p in f.returns:
+        sel = S if len(S) != b.N else None
+        for p, regs in zip(f.returns, f.return_regs):
+            if regs:                                  # a `.reg` return value: its registers
+                raw = _regs_to_bytes(b, regs, sel, b.prog.pvar_size[p])
+                outs.append((raw, np.ones_like(raw, bool)))
+                continue
             data, init = b.param_store(p)
             outs.append((data[S].copy(), init[S].copy()))
         for s, saved in rec.regs.items():
@@ -256,8 +327,10 @@ def leave(b, op, act):
                 data[S, :k] = raw[:, :k]
                 pinit[S, :k] = init[:, :k]
             elif tgt[0] == "r":
-                w = T.WIDTH[tgt[2]]
+                w = ptxtypes.WIDTH[tgt[2]]
                 b.wr(tgt[1], S if len(S) != b.N else None, _bytes_to_bits(raw, w))
+            elif tgt[0] == "v":
+                _bytes_to_regs(b, tgt[1], raw, S if len(S) != b.N else None)
         b.depth[S] -= 1
         rec.remaining -= len(S)
         if rec.remaining <= 0:
@@ -319,6 +392,8 @@ def compile_bar(op, prog):
     if not ops:
         ops = [Int(0, "0", 0, 0)]
     bid_src = prog.source(ops[0], ".u32", ins)
+    # `bar.sync 0`: one barrier for every thread, known before running (no per-thread sort)
+    bid_const = ops[0].value if isinstance(ops[0], Int) else None
     cnt_src = prog.source(ops[1], ".u32", ins) if len(ops) > 1 else None
     op.info.update(aligned=aligned, kind=kind, dest=dest, redop=redop)
 
@@ -336,6 +411,9 @@ def compile_bar(op, prog):
             if negate:
                 pv = ~pv
         t = b.threads(taken)
+        if bid_const is not None:
+            arrive(b, op, bid_const, t, cnts, wait=(kind != "arrive"), pv=pv)
+            return None
         for bid in np.unique(bids):
             sel = bids == bid
             arrive(b, op, int(bid), t[sel], None if cnts is None else cnts[sel],
@@ -347,7 +425,7 @@ def compile_bar(op, prog):
 def arrive(b, op, bid, t, cnts, wait, pv):
     nct = len(b.live_per_cta)
     if bid > 15:
-        raise Fault(E.BarrierError, 0, None, None, f"barrier id {bid} out of range", "0..15")
+        raise Fault(errors.BarrierError, 0, None, None, f"barrier id {bid} out of range", "0..15")
     count = b.bar_count.setdefault(bid, np.zeros(nct, np.int64))
     expect = b.bar_expect.setdefault(bid, np.full(nct, -1, np.int64))
     ctas = b.cta_of[t]
@@ -356,7 +434,7 @@ def arrive(b, op, bid, t, cnts, wait, pv):
         for c in np.unique(ctas):
             e = np.unique(cnts[ctas == c])
             if len(e) != 1 or (expect[c] >= 0 and expect[c] != e[0]):
-                raise b.error(E.BarrierError, op, t[ctas == c][0],
+                raise b.error(errors.BarrierError, op, t[ctas == c][0],
                               f"barrier {bid}: threads give different thread counts",
                               "the same thread count in every bar instruction of one barrier phase")
             expect[c] = int(e[0])
@@ -365,6 +443,10 @@ def arrive(b, op, bid, t, cnts, wait, pv):
         red["true"] += np.bincount(ctas, weights=pv.astype(np.int64), minlength=nct).astype(np.int64)
         red["n"] += np.bincount(ctas, minlength=nct)
     if wait:
+        # Lanes of one warp may reach an aligned barrier at different times (a lane spinning on
+        # a flag while the others wait, as nvcc compiles `if (tid == 0) while (!flag); __syncthreads();`):
+        # hardware with independent thread scheduling runs that (measured on an H200 with
+        # tests/kernels/cuda/arith_sync.cu), so only two barrier instructions are divergence.
         b.bar_wait.setdefault(bid, []).append((op.pc, t))
     complete_barrier(b, bid)
 
@@ -378,27 +460,19 @@ def complete_barrier(b, bid) -> bool:
     waiting = b.bar_wait.get(bid, [])
     keep = []
     released = []
-    for pc, t in waiting:
-        sel = done[b.cta_of[t]]
-        if sel.any():
-            released.append((pc, t[sel]))
-        if not sel.all():
-            keep.append((pc, t[~sel]))
-    # divergence: an aligned barrier must be the same instruction for all threads of a CTA
-    pcs_by_cta = {}
-    for pc, t in released:
-        for c in np.unique(b.cta_of[t]):
-            pcs_by_cta.setdefault(int(c), set()).add(pc)
+    if done.all():
+        released = list(waiting)
+    else:
+        for pc, t in waiting:
+            sel = done[b.cta_of[t]]
+            if sel.any():
+                released.append((pc, t[sel]))
+            if not sel.all():
+                keep.append((pc, t[~sel]))
     code = b.prog.code
-    for c, pcs in pcs_by_cta.items():
-        if len(pcs) > 1 and any(code[p].info.get("aligned") for p in pcs):
-            p1, p2 = sorted(pcs)[:2]
-            t2 = next(t for pc, t in released if pc == p2)
-            raise b.error(E.BarrierError, code[p2], t2[b.cta_of[t2] == c][0],
-                          f"barrier divergence: threads of one CTA wait on barrier {bid} at two "
-                          f"different instructions (line {code[p1].line} and line {code[p2].line})",
-                          "all threads of the CTA to execute the same aligned barrier instruction "
-                          "(bar.sync / barrier.sync.aligned)")
+    pcs = sorted({pc for pc, _ in released})
+    if len(pcs) > 1 and any(code[p].info.get("aligned") for p in pcs):
+        _check_aligned(b, bid, pcs, released, len(count))
     red = b.bar_red.get(bid)
     for pc, t in released:
         op = code[pc]
@@ -416,6 +490,28 @@ def complete_barrier(b, bid) -> bool:
         red["n"][done] = 0
     b.bar_wait[bid] = keep
     return bool(released)
+
+
+def _check_aligned(b, bid, pcs, released, nct):
+    """Divergence: an aligned barrier must be the same instruction for all threads of a CTA.
+    Fault at the first CTA (in pc order) whose threads wait at two of `pcs`."""
+    first = np.full(nct, -1, np.int64)          # per CTA: the first pc its threads wait at
+    any_aligned = np.zeros(nct, bool)           # per CTA: an aligned barrier among its pcs
+    for pc, t in sorted(released, key=lambda r: r[0]):
+        ctas = b.cta_of[t]
+        aligned = bool(b.prog.code[pc].info.get("aligned"))
+        clash = (first[ctas] >= 0) & (first[ctas] != pc) & (any_aligned[ctas] | aligned)
+        any_aligned[ctas] |= aligned
+        if clash.any():
+            k = int(np.flatnonzero(clash)[0])
+            p1, p2 = int(first[ctas[k]]), pc
+            raise b.error(errors.BarrierError, b.prog.code[p2], t[k],
+                          f"barrier divergence: threads of one CTA wait on barrier {bid} at two "
+                          f"different instructions (line {b.prog.code[p1].line} and line "
+                          f"{b.prog.code[p2].line})",
+                          "all threads of the CTA to execute the same aligned barrier instruction "
+                          "(bar.sync / barrier.sync.aligned)")
+        first[ctas] = np.where(first[ctas] >= 0, first[ctas], pc)
 
 
 def try_complete_barriers(b) -> bool:
@@ -460,18 +556,24 @@ def barrier_deadlock(b):
                     if m in ot and obid != bid:
                         place = f"waiting at barrier {obid} on line {b.prog.code[opc].line}"
             where = f"; thread {th} never arrives ({place})"
-        return b.error(E.BarrierError, b.prog.code[pc], t[0],
+        return b.error(errors.BarrierError, b.prog.code[pc], t[0],
                        f"barrier deadlock: {arrived} of {exp} threads of the CTA arrived at barrier "
                        f"{bid}{where}",
                        "every non-exited thread of the CTA (or the bar instruction's thread count) "
                        "to reach the barrier", others=len(t) - 1)
-    return E.BarrierError("barrier deadlock")
+    return errors.BarrierError("barrier deadlock")
 
 
 # ---------------------------------------------------------------------------- cluster barrier
 
+@handler("barrier.cluster")
+def compile_cluster_barrier(op, prog):
+    d = op.ins.decoded
+    return _compile_cluster_barrier(op, prog, d)
+
+
 def _compile_cluster_barrier(op, prog, d):
-    is_wait = d.has(".wait")
+    is_wait = d.get("op") == ".wait" if d.name == "barrier.cluster" else d.has(".wait")
 
     def run(b, idx, act):
         t = b.threads(act)

@@ -1,18 +1,20 @@
-"""Memory instructions: ld, ldu, ld.global.nc, st, atom, red, cvta, isspacep, mapa, getctarank,
-createpolicy. Memory orders, scopes, cache operators, eviction priorities, prefetch sizes and
-cache policies are accepted and do not change values (a sequential emulator is sequentially
-consistent)."""
+"""Memory instructions: ld, ldu, ld.global.nc, st, atom, red, cvta, isspacep, mapa, getctarank.
+Memory orders, scopes, cache operators, eviction priorities, prefetch sizes and cache policies
+are accepted and do not change values (a sequential emulator is sequentially consistent); with a
+memory report on, each access is told to the recorder (`trace.record`, emu/trace.py)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
-from ..spec import ld as LD
-from . import errors as E
-from . import ptxtypes as T
-from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter
+from ..spec import ld as ld_spec
+from . import errors
+from . import ptxtypes
+from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter, stable_order
 from .alu import atom_combine
 from .handlers import CompileError, handler
+from .liveness import only_written_here
+from .trace import hints_of
 
 def _access(ins) -> tuple[str, str, int, int, int]:
     """(state space or "generic", type, vector length, type width in bits, bytes moved) of an
@@ -29,10 +31,10 @@ def _access(ins) -> tuple[str, str, int, int, int]:
         if d.repeated:
             raise CompileError(f"`{ins.opcode}` names {d.repeated[0][0]} twice")
         space, t = d.get("space"), d.get("type")
-        count = LD.VECTOR_LENGTH.get(d.get("vec") or "", 1)
+        count = ld_spec.VECTOR_LENGTH.get(d.get("vec") or "", 1)
     if t is None:
         raise CompileError("no data type")
-    width = T.WIDTH[t]
+    width = ptxtypes.WIDTH[t]
     return space or "generic", t, count, width, width // 8 * count
 
 
@@ -67,9 +69,11 @@ class AddressOperand:
         if isinstance(v, Variable) and v.space == ".reg":
             s, rt = prog.reg(addr.base, ins)
             self.reg, self.rtype, self.off = s, rt, off
+            if ptxtypes.WIDTH[rt] == 32:       # a 32-bit base register: reg+imm wraps at 32 bits
+                self.mask = mask & 0xFFFFFFFF
             return
         if isinstance(v, Variable) and v.space == ".param":
-            if id(v) in getattr(prog, "param_offsets", {}):
+            if id(v) in prog.param_offsets:
                 base = prog.param_offsets[id(v)]
                 self.uniform = (base + off + (prog.layout.param if space == "generic" else 0)) & mask
                 return
@@ -80,17 +84,30 @@ class AddressOperand:
             return
         raise CompileError(f"`{addr.base.name}` is not a register or an addressable variable")
 
+    def addresses(self, b, act) -> np.ndarray:
+        """Per-thread addresses for the trace (a per-thread .param variable: its offset)."""
+        if self.pvar is not None:
+            return np.full(b.count(act), self.off, np.uint64)
+        return self.values(b, act)
+
     def values(self, b, act) -> np.ndarray:
         if self.uniform is not None:
             return np.full(b.count(act), self.uniform, np.uint64)
         r = b.rd(self.reg, act)
-        if r.dtype != np.uint64:
+        if self.off:    # widened to 64 bits by the addition itself (one pass, no astype copy)
+            r = np.add(r, np.uint64(self.off & 0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
+        elif r.dtype != np.uint64:
             r = r.astype(np.uint64)
-        if self.off:
-            r = r + np.uint64(self.off & 0xFFFFFFFFFFFFFFFF)
         if self.mask != 0xFFFFFFFFFFFFFFFF:
             r = r & np.uint64(self.mask)
         return r
+
+
+def _policy_source(prog, ins, hints):
+    """The cache-policy operand (last) of an access with .L2::cache_hint, else None."""
+    if not hints.cache_hint:
+        return None
+    return prog.source(ins.operands[-1], ".b64", ins)
 
 
 def _uniform_space(space: str) -> bool:
@@ -100,7 +117,7 @@ def _uniform_space(space: str) -> bool:
 def _pvar_check(b, p, off, nbytes, act, write):
     size = b.prog.pvar_size[p]
     if off < 0 or off + nbytes > size:
-        raise Fault(E.OutOfBoundsError, 0, off, ".param",
+        raise Fault(errors.OutOfBoundsError, 0, off, ".param",
                     f"{'store to' if write else 'load from'} .param variable outside its "
                     f"{size} bytes ({nbytes}-byte access at offset {off})",
                     f"an offset + size within {size} bytes")
@@ -116,7 +133,7 @@ def read_memory(b, aop: AddressOperand, space, act, width, count, nbytes_total):
         ok = init[:, lo:hi] if act is None else init[act, lo:hi]
         if not ok.all():
             pos = int(np.flatnonzero(~ok.all(axis=1))[0])
-            raise Fault(E.UninitializedParamError, pos, lo, ".param",
+            raise Fault(errors.UninitializedParamError, pos, lo, ".param",
                         f"read of uninitialised .param bytes ({nbytes_total}-byte load at offset "
                         f"{lo} of a {b.prog.pvar_size[aop.pvar]}-byte parameter)",
                         "a st.param to these bytes (or a call argument) before the load",
@@ -124,7 +141,7 @@ def read_memory(b, aop: AddressOperand, space, act, width, count, nbytes_total):
         raw = np.ascontiguousarray(data[:, lo:hi] if act is None else data[act, lo:hi])
         if width == 128:
             return raw.view(np.uint64).reshape(n, count, 2)
-        return raw.view(T.UINT[width]).reshape(n, count)
+        return raw.view(ptxtypes.UINT[width]).reshape(n, count)
     if aop.uniform is not None and _uniform_space(space):
         addr = np.array([aop.uniform], np.uint64)
         parts = b.sp.resolve(space, addr, nbytes_total, np.zeros(1, np.intp), False)
@@ -170,7 +187,7 @@ def _require_window(b, aop, act, spaces, what):
     if not ok.all():
         pos = int(np.flatnonzero(~ok)[0])
         want = " or ".join(sorted(spaces))
-        raise Fault(E.GenericAddressError, pos, int(addr[pos]), "generic",
+        raise Fault(errors.GenericAddressError, pos, int(addr[pos]), "generic",
                     f"{what} needs a generic address in the {want} window; this one is in the "
                     f"{_WINDOW_NAMES.get(int(code[pos]), 'no')} window",
                     f"an address in {want}", int((~ok).sum()))
@@ -190,12 +207,18 @@ def compile_ld(op, prog):
     windows = None
     if space == "generic" and aop.pvar is None and aop.uniform is None and model is not None:
         a = model.address
-        windows = LD.generic_windows(model.quals, is_256_bit=model.is_256_bit,
+        windows = ld_spec.generic_windows(model.quals, is_256_bit=model.is_256_bit,
                                      unified=a is not None and a.unified)
+    hints = hints_of(ins.decoded)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         if windows is not None:
             _require_window(b, aop, act, windows, ins.opcode)
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, ins.decoded.mnemonic, space, act, aop.addresses(b, act), nbytes, hints,
+                      policy(b, act) if policy else None)
         vals = read_memory(b, aop, space, act, width, count, nbytes)
         for k, d in enumerate(dests):
             if d is not None:
@@ -214,13 +237,19 @@ def compile_st(op, prog):
     keep = [not isinstance(x, Sink) for x in items]
     srcs = [None if isinstance(x, Sink) else prog.source(x, t, ins) for x in items]
     aop = AddressOperand(prog, ops[0], space, ins)
+    hints = hints_of(ins.decoded)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         n = b.count(act)
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, "st", space, act, aop.addresses(b, act), nbytes, hints,
+                      policy(b, act) if policy else None)
         if width == 128:
             vals = np.zeros((n, count, 2), np.uint64)
         else:
-            vals = np.zeros((n, count), T.UINT[width])
+            vals = np.zeros((n, count), ptxtypes.UINT[width])
         for k, s in enumerate(srcs):
             if s is not None:
                 vals[:, k] = s(b, act)
@@ -254,23 +283,41 @@ def compile_atom(op, prog):
         combine = atom_combine(name, t, ftz=(t == ".f32" and space != ".shared"))
     except Exception as e:  # Unsupported
         raise CompileError(str(e))
-    width = T.WIDTH[t]
+    width = ptxtypes.WIDTH[t]
     ops = list(ins.operands)
     has_d = d.mnemonic == "atom"
-    dest = prog.dest(ops.pop(0), t, ins) if has_d else None
+    dnode = ops.pop(0) if has_d else None
+    dest = prog.dest(dnode, t, ins) if has_d else None
     aop = AddressOperand(prog, ops.pop(0), space, ins)
     if aop.pvar is not None:
         raise CompileError("atomics on .param variables")
     nsrc = 2 if name == "cas" else 1
     srcs = [prog.source(x, t, ins) for x in ops[:nsrc]]
     int_add = name == "add" and t[1] in "us"
+    # integer adds whose old values nobody reads (the destination register is named nowhere
+    # else, or red): the sum per address is the same in any order, so a scatter-add does
+    summed = int_add and width != 128 and (not has_d or only_written_here(prog, op.fn, dnode))
+    if summed:
+        dest = None
+    hints = hints_of(d)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         n = b.count(act)
         addr = aop.values(b, act)
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, d.mnemonic, space, act, addr, width // 8, hints,
+                      policy(b, act) if policy else None)
         parts = b.sp.resolve(space, addr, width // 8, b.threads(act), True)
         bv = [s(b, act) for s in srcs]
-        old_all = np.zeros(n, T.UINT[width]) if width != 128 else np.zeros((n, 2), np.uint64)
+        if summed:
+            dt = ptxtypes.UINT[width]
+            for backing, idx, pos in parts:
+                vals = np.broadcast_to(bv[0], (n,)) if pos is None else bv[0][pos]
+                np.add.at(backing.view(dt), idx // (width // 8), vals.astype(dt, copy=False))
+            return
+        old_all = np.zeros(n, ptxtypes.UINT[width]) if width != 128 else np.zeros((n, 2), np.uint64)
         for backing, idx, pos in parts:
             sub = [x if pos is None else x[pos] for x in bv]
             old = _serialised(backing, idx, width, combine, sub, int_add)
@@ -286,11 +333,11 @@ def compile_atom(op, prog):
 def _serialised(backing, idx, width, combine, srcs, int_add):
     """Apply combine(old, *srcs) per thread, in thread order for threads sharing an address;
     returns each thread's old value."""
-    view = backing.view(T.UINT[width])
+    view = backing.view(ptxtypes.UINT[width])
     wb = width // 8
     el = idx // wb
     n = len(el)
-    order = np.argsort(el, kind="stable")
+    order = stable_order(el)
     se = el[order]
     first = np.ones(n, bool)
     first[1:] = se[1:] != se[:-1]
@@ -299,10 +346,10 @@ def _serialised(backing, idx, width, combine, srcs, int_add):
         old = view[el]
         view[el] = combine(old, *srcs)
         return old
-    old = np.empty(n, T.UINT[width])
+    old = np.empty(n, ptxtypes.UINT[width])
     if int_add:
-        vals = srcs[0][order].astype(T.UINT[width])
-        cs = np.cumsum(vals, dtype=T.UINT[width])
+        vals = srcs[0][order].astype(ptxtypes.UINT[width])
+        cs = np.cumsum(vals, dtype=ptxtypes.UINT[width])
         excl = cs - vals
         seg = np.cumsum(first) - 1
         prefix = excl - excl[starts][seg]
@@ -347,7 +394,7 @@ def compile_cvta(op, prog):
     dest = prog.dest(d, t, ins)
     L = prog.layout
     base = _window_base(L, space)
-    dt = T.UINT[T.WIDTH[t]]
+    dt = ptxtypes.UINT[ptxtypes.WIDTH[t]]
 
     def run(b, act):
         v = src(b, act)
@@ -360,17 +407,19 @@ def compile_cvta(op, prog):
         ok = (code == want) | ((want == 0) & (code == 4)) if want != 4 else (code == 4)
         if not ok.all():
             pos = int(np.flatnonzero(~ok)[0])
-            raise Fault(E.GenericAddressError, pos, int(u[pos]), "generic",
+            raise Fault(errors.GenericAddressError, pos, int(u[pos]), "generic",
                         f"cvta.to{space} of a generic address outside the {space} window",
                         f"a generic address in the {space} window (check it with isspacep{space})",
                         int((~ok).sum()))
-        if space == ".shared::cta" or (space == ".shared"):
+        # a bare `.shared` keeps another cluster CTA's rank (nvcc converts mapa results so, and
+        # the hardware gives the shared::cluster address); `.shared::cta` must stay in the CTA
+        if space == ".shared::cta":
             rank = ((u - np.uint64(base)) >> np.uint64(SHARED_RANK_SHIFT)).astype(np.int64)
             own = b.sp.rank_of[b.cta_of[b.threads(act)]] + 1
             bad = (rank != 0) & (rank != own)
             if bad.any():
                 pos = int(np.flatnonzero(bad)[0])
-                raise Fault(E.GenericAddressError, pos, int(u[pos]), "generic",
+                raise Fault(errors.GenericAddressError, pos, int(u[pos]), "generic",
                             "cvta.to.shared::cta of another CTA's shared memory",
                             "an address of the executing CTA (use .shared::cluster)")
         dest(b, act, (v - dt(base)) if base else v.copy())
@@ -421,7 +470,7 @@ def compile_mapa(op, prog):
     rsrc = prog.source(r, ".u32", ins)
     dest = prog.dest(d, t, ins)
     L = prog.layout
-    dt = T.UINT[T.WIDTH[t]]
+    dt = ptxtypes.UINT[ptxtypes.WIDTH[t]]
 
     def run(b, act):
         u = src(b, act).astype(np.uint64)
@@ -429,7 +478,7 @@ def compile_mapa(op, prog):
         bad = rank >= np.uint64(b.sp.cluster_size)
         if bad.any():
             pos = int(np.flatnonzero(bad)[0])
-            raise Fault(E.OutOfBoundsError, pos, int(u[pos]), ".shared::cluster",
+            raise Fault(errors.OutOfBoundsError, pos, int(u[pos]), ".shared::cluster",
                         f"mapa to CTA rank {int(rank[pos])} in a cluster of {b.sp.cluster_size}",
                         f"a rank below {b.sp.cluster_size}")
         off = (u - np.uint64(L.shared)) if generic else u
@@ -437,7 +486,7 @@ def compile_mapa(op, prog):
             code = b.sp.window(u)
             if (code != 3).any():
                 pos = int(np.flatnonzero(code != 3)[0])
-                raise Fault(E.GenericAddressError, pos, int(u[pos]), "generic",
+                raise Fault(errors.GenericAddressError, pos, int(u[pos]), "generic",
                             "mapa of a generic address outside the shared window",
                             "a generic address of a shared variable")
         off = off & np.uint64(SHARED_CTA_SPAN - 1)
@@ -466,12 +515,3 @@ def compile_getctarank(op, prog):
         own = b.sp.rank_of[b.cta_of[b.threads(act)]]
         dest(b, act, np.where(rank == 0, own, rank - 1).astype(np.uint32))
     op.run = run
-
-
-@handler("createpolicy")
-def compile_createpolicy(op, prog):
-    # The policy is an opaque 64-bit value (PTX leaves its encoding open); loads ignore it.
-    ins = op.ins
-    dest = prog.dest(ins.operands[0], ".b64", ins)
-    kind = sum(ord(c) for c in ins.opcode) & 0xFFFF
-    op.run = lambda b, act: dest(b, act, np.full(b.count(act), 0xC0DE_0000_0000_0000 | kind, np.uint64))

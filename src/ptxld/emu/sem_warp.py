@@ -3,16 +3,18 @@ bar.warp.sync and wmma.load/store/mma (through `ptxld.wmma`).
 
 A `*.sync` instruction waits until every lane named in its member mask has reached it (lanes
 that arrive early are parked), as on sm_70+ with independent thread scheduling; a member lane
-that has exited is reported instead of hanging."""
+that has exited takes no part (PTX ISA: exited threads do not participate)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .. import wmma as W
+from .. import wmma
+from ..wmma import batched as wmma_batched
 from ..ptx.nodes import Address, Expr, PredPair, Vector
-from . import errors as E
-from . import ptxtypes as T
+from . import errors
+from . import ptxtypes
 from .memory import Fault
+from .trace import NO_HINTS
 from .handlers import CONTROL, CompileError, handler, stall_resolver
 from .sem_mem import AddressOperand
 from .threadset import merge
@@ -26,6 +28,15 @@ def _warp_info(t):
     uw, starts = np.unique(warp, return_index=True)
     bits = np.left_shift(np.uint64(1), (t & 31).astype(np.uint64))
     return warp, uw, starts, bits
+
+
+_LANE_BITS = np.left_shift(np.uint64(1), np.arange(32, dtype=np.uint64))
+
+
+def _exited_lanes(b, warps) -> np.ndarray:
+    """Per warp (indices into the batch), the mask of its lanes that have exited."""
+    lanes = warps[:, None] * 32 + np.arange(32)
+    return np.bitwise_or.reduce(np.where(b.exited[lanes], _LANE_BITS, np.uint64(0)), axis=1)
 
 
 def gated(op, mask_src, body):
@@ -50,29 +61,16 @@ def gated(op, mask_src, body):
         warp, uw, starts, bits = _warp_info(part)
         if not (masks & bits).all():
             pos = int(np.flatnonzero((masks & bits) == 0)[0])
-            raise Fault(E.WarpSyncError, pos, None, None,
+            raise Fault(errors.WarpSyncError, pos, None, None,
                         f"lane {int(part[pos] & 31)} executes `{op.ins.mnemonic}` with a member "
                         f"mask {int(masks[pos]):#010x} that does not include itself",
                         "a member mask that includes the executing lane")
         present = np.bitwise_or.reduceat(bits, starts)
-        required = np.bitwise_or.reduceat(masks, starts)
+        # lanes of the member mask that have exited take no part (they can never arrive)
+        required = np.bitwise_or.reduceat(masks, starts) & ~_exited_lanes(b, uw)
         missing = required & ~present
         ready_w = missing == 0
         if not ready_w.all():
-            exm = np.zeros(len(uw), np.uint64)
-            for k in np.flatnonzero(~ready_w):
-                lanes = uw[k] * 32 + np.arange(32)
-                ex = b.exited[lanes]
-                exm[k] = np.bitwise_or.reduce(np.where(ex, np.left_shift(np.uint64(1), np.arange(32, dtype=np.uint64)), np.uint64(0)))
-            dead = (missing & exm) != 0
-            if dead.any():
-                k = int(np.flatnonzero(dead)[0])
-                lane = int(np.flatnonzero([(int(missing[k] & exm[k]) >> i) & 1 for i in range(32)])[0])
-                pos = int(starts[k])
-                raise Fault(E.WarpSyncError, pos, None, None,
-                            f"`{op.ins.mnemonic}` waits for lane {lane} of its member mask "
-                            f"{int(required[k]):#010x}, which has exited",
-                            "every lane of the member mask to execute the instruction")
             wait_sel = ~ready_w[np.searchsorted(uw, warp)]
             waiting = part[wait_sel]
             b.warp_wait[pc] = waiting if pc not in b.warp_wait else merge(b.warp_wait[pc], waiting, b.N)
@@ -88,15 +86,24 @@ def gated(op, mask_src, body):
 
 @stall_resolver(order=1)
 def _warps_on_stall(b) -> bool:
-    if b.warp_wait:
+    """Nothing can run: lanes parked at a warp-synchronous instruction are retried once after
+    more threads have exited (the lanes they waited for may be among them), else deadlock."""
+    if not b.warp_wait:
+        return False
+    exited = int(b.exited.sum())
+    if getattr(b, "warp_retry_exited", None) == exited:
         raise warp_deadlock(b)
-    return False
+    b.warp_retry_exited = exited
+    parked, b.warp_wait = b.warp_wait, {}
+    for pc, t in parked.items():
+        b.schedule(pc, t)
+    return True
 
 
 def warp_deadlock(b):
     pc, t = next(iter(b.warp_wait.items()))
     op = b.prog.code[pc]
-    return b.error(E.WarpSyncError, op, t[0],
+    return b.error(errors.WarpSyncError, op, t[0],
                    f"`{op.ins.mnemonic}` can never complete: member lanes of the warp are blocked "
                    f"elsewhere (at a barrier or another warp-synchronous instruction)",
                    "every lane of the member mask to reach this instruction", others=len(t) - 1)
@@ -291,7 +298,7 @@ def _regs(prog, node, ins):
     out = []
     for x in node.items:
         s, t = prog.reg(x, ins)
-        out.append((s, T.WIDTH[t]))
+        out.append((s, ptxtypes.WIDTH[t]))
     return out
 
 
@@ -303,8 +310,8 @@ def _full32(b, act):
 def compile_wmma(op, prog):
     ins = op.ins
     try:
-        params = W.parse(ins.opcode)
-    except W.WmmaError as e:
+        params = wmma.parse(ins.opcode)
+    except wmma.WmmaError as e:
         raise CompileError(str(e))
     ops = list(ins.operands)
     target = prog.target
@@ -326,27 +333,38 @@ def compile_wmma(op, prog):
             t = b.threads(act)
             addrs = aop.values(b, act)
             strides = stride_src(b, act) if stride_src else None
+            # the batched path moves every warp at once: only when no memory report records them
+            if len(t) > 32 and b.trace is None and _wmma_mem_batched(b, act, t, kind, params, space, addrs, strides,
+                                                  regs, target):
+                return
             for w0 in range(0, len(t), 32):
                 lanes = t[w0:w0 + 32]
                 try:
-                    p, stride = W.check_uniform(addrs[w0:w0 + 32],
+                    p, stride = wmma.check_uniform(addrs[w0:w0 + 32],
                                                 None if strides is None else strides[w0:w0 + 32])
-                except W.WmmaError as e:
-                    raise Fault(E.WmmaFault, w0, int(addrs[w0]), space, str(e),
+                except wmma.WmmaError as e:
+                    raise Fault(errors.WmmaFault, w0, int(addrs[w0]), space, str(e),
                                 "the same address and stride in all 32 lanes")
                 lane0 = np.array([lanes[0]])
+                tr = b.trace
                 try:
                     if kind == "load":
-                        vals = W.load(params, _reader(b, space, lane0, w0), p, stride, target)
+                        read = _reader(b, space, lane0, w0)
+                        if tr is not None:
+                            read = _traced(read, tr, b, op, "wmma.load", space, lanes)
+                        vals = wmma.load(params, read, p, stride, target)
                         for k, (s, width) in enumerate(regs):
-                            col = vals[:, k].astype(T.UINT[width])
+                            col = vals[:, k].astype(ptxtypes.UINT[width])
                             b.wr(s, lanes, col)
                     else:
                         data = np.stack([b.rd(s, lanes).astype(np.uint64) for s, _ in regs], axis=1)
                         data = data.astype(np.uint64 if regs[0][1] == 64 else np.uint32)
-                        W.store(params, _writer(b, space, lane0, w0), p, stride, data, target)
-                except W.WmmaError as e:
-                    raise Fault(E.WmmaFault, w0, p, space, str(e), "a legal wmma access")
+                        write = _writer(b, space, lane0, w0)
+                        if tr is not None:
+                            write = _traced(write, tr, b, op, "wmma.store", space, lanes)
+                        wmma.store(params, write, p, stride, data, target)
+                except wmma.WmmaError as e:
+                    raise Fault(errors.WmmaFault, w0, p, space, str(e), "a legal wmma access")
         gated(op, _full32, body)
         return
     if kind == "mma":
@@ -354,24 +372,89 @@ def compile_wmma(op, prog):
 
         def body(b, act):
             t = b.threads(act)
+            if len(t) > 32:
+                # every warp at once; None leaves errors to the per-warp path below
+                frags = [np.stack([b.rd(s, act) for s, _ in r], axis=1).reshape(-1, 32, len(r))
+                         for r in (a, bb, c)]
+                out = wmma_batched.mma(params, *frags, target=target)
+                if out is not None:
+                    for k, (s, width) in enumerate(d):
+                        b.wr(s, act, out[:, :, k].reshape(-1).astype(ptxtypes.UINT[width]))
+                    return
             for w0 in range(0, len(t), 32):
                 lanes = t[w0:w0 + 32]
                 frag = [np.stack([b.rd(s, lanes) for s, _ in r], axis=1) for r in (a, bb, c)]
                 try:
-                    out = W.mma(params, *frag, target=target)
-                except W.WmmaError as e:
-                    raise Fault(E.WmmaFault, w0, None, None, str(e), "consistent fragments")
+                    out = wmma.mma(params, *frag, target=target)
+                except wmma.WmmaError as e:
+                    raise Fault(errors.WmmaFault, w0, None, None, str(e), "consistent fragments")
                 for k, (s, width) in enumerate(d):
-                    b.wr(s, lanes, out[:, k].astype(T.UINT[width]))
+                    b.wr(s, lanes, out[:, k].astype(ptxtypes.UINT[width]))
         gated(op, _full32, body)
         return
     raise CompileError(f"wmma.{kind} is not supported")
 
 
-def _bytes_at(b, space, addrs, nbytes, lane0, write):
+def _wmma_mem_batched(b, act, t, kind, params, space, addrs, strides, regs, target) -> bool:
+    """wmma.load/store of every warp at once (ptxld.wmma.batched); False, with nothing done,
+    where a warp needs the per-warp path (which reports faults and errors warp by warp)."""
+    bases = wmma_batched.uniform(addrs)
+    per_warp_stride = None if strides is None else wmma_batched.uniform(strides)
+    if bases is None or (strides is not None and per_warp_stride is None):
+        return False
+    first = t[::32]
+    try:
+        if kind == "load":
+            vals = wmma_batched.load(params, _reader_many(b, space, first), bases, per_warp_stride, target)
+            if vals is None:
+                return False
+            for k, (s, width) in enumerate(regs):
+                b.wr(s, act, vals[:, :, k].reshape(-1).astype(ptxtypes.UINT[width]))
+            return True
+        data = np.stack([b.rd(s, act) for s, _ in regs], axis=1).reshape(len(first), 32, len(regs))
+        return wmma_batched.store(params, _writer_many(b, space, first), bases, per_warp_stride, data, target)
+    except Fault:
+        return False
+
+
+def _reader_many(b, space, first):
+    """read(addrs, nbytes) over the lines of every warp (each warp's lines consecutive)."""
+    def read(addrs, nbytes):
+        tids = np.repeat(first, len(addrs) // len(first))
+        first_parts, _ = _bytes_at(b, space, addrs, nbytes, tids, False, per_line=True)
+        out = np.empty((len(addrs), nbytes), np.uint8)
+        for backing, idx, pos in first_parts:
+            out[slice(None) if pos is None else pos] = backing[idx[:, None] + np.arange(nbytes)]
+        return out
+    return read
+
+
+def _writer_many(b, space, first):
+    def write(addrs, data):
+        nbytes = data.shape[1]
+        tids = np.repeat(first, len(addrs) // len(first))
+        first_parts, _ = _bytes_at(b, space, addrs, nbytes, tids, True, per_line=True)
+        for backing, idx, pos in first_parts:
+            backing[idx[:, None] + np.arange(nbytes)] = data if pos is None else data[pos]
+    return write
+
+
+def _traced(access, tr, b, op, kind, space, lanes):
+    """A wmma row reader/writer that first tells the recorder which rows the warp moves. The PTX
+    ISA leaves the lane that holds each element unspecified, so rows are dealt to lanes in order."""
+    def call(addrs, arg):
+        a = np.asarray(addrs, np.uint64)
+        nbytes = arg if isinstance(arg, (int, np.integer)) else arg.shape[1]
+        tr.record(b, op, kind, space, lanes[np.arange(len(a)) % len(lanes)], a, int(nbytes),
+                  NO_HINTS, None)
+        return access(addrs, arg)
+    return call
+
+
+def _bytes_at(b, space, addrs, nbytes, lane0, write, per_line=False):
     """Resolve rows of `nbytes` (alignment is checked by ptxld.wmma) -> (backing, index rows)."""
     a = np.asarray(addrs, np.uint64)
-    tids = np.repeat(lane0, len(a))
+    tids = lane0 if per_line else np.repeat(lane0, len(a))
     first = b.sp.resolve(space, a, 1, tids, write)
     last = b.sp.resolve(space, a + np.uint64(nbytes - 1), 1, tids, write)
     return first, last

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..spec import ld as LD
+from ..spec import ld as ld_spec
 from ..spec.decode import Decoded, decode
 from .terms import Address, Name, Sink, Vector
 
@@ -46,11 +46,11 @@ class LdFacts:
     def __init__(self, decoded: Decoded):
         self.decoded = decoded
         space = decoded.get("space")
-        self.space_base = LD.SPACE_BASE[space] if space else None
+        self.space_base = ld_spec.SPACE_BASE[space] if space else None
         self.vec = decoded.get("vec")
-        self.vector_length = LD.VECTOR_LENGTH.get(self.vec or "", 1)
+        self.vector_length = ld_spec.VECTOR_LENGTH.get(self.vec or "", 1)
         self.type = decoded.get("type")
-        self.type_bits = LD.type_bits(self.type) if self.type else None
+        self.type_bits = ld_spec.type_bits(self.type) if self.type else None
         self.access_bits = self.type_bits * self.vector_length if self.type_bits else None
         self.is_256_bit = self.access_bits == 256 and self.vec in (".v8", ".v4")
 
@@ -128,7 +128,7 @@ class LoadModel(_Load):
     def canonical_opcode(self) -> str:
         """The mnemonic with its qualifiers in the ISA's template order."""
         parts = ["ld"]
-        for g in LD.GROUPS:
+        for g in ld_spec.GROUPS:
             q = self.quals.get(g)
             if q:
                 parts.append(q[0][1:])
@@ -146,6 +146,12 @@ class WmmaLoadModel(_Load):
     @property
     def matrix(self) -> str | None:
         return self.get("matrix")
+
+    @property
+    def type(self) -> str | None:
+        """The element type spelt as in `ld` models (`.f16`)."""
+        t = self.get("type")
+        return "." + t.lstrip(".") if t else None
 
     @property
     def element_type(self) -> str | None:
@@ -239,13 +245,15 @@ def to_json(model) -> dict:
     out = {"opcode": ins.opcode, "line": ins.line, "column": ins.column, "form": model.form}
     if isinstance(model, LoadModel):
         out["form"] = "ld.global.nc" if model.nc else "ld"
-        for g in LD.GROUPS:
+        for g in ld_spec.GROUPS:
             out[g] = model.get(g) if g not in ("nc", "mmio", "cache_hint") else g in model.quals
         out["space"] = model.space or "generic"
         out["cache_policy"] = describe_operand(model.cache_policy) if model.cache_policy else None
     else:
-        for g in ("matrix", "sync", "aligned", "layout", "shape", "space", "type"):
+        for g in ("matrix", "sync", "aligned", "layout", "shape"):
             out[g] = model.get(g)
+        out["space"] = model.space or "generic"   # spelt as for `ld`: `.global`, `.f16`
+        out["type"] = model.type
         out["stride"] = describe_operand(model.stride) if model.stride is not None else None
     out["guard"] = ({"negated": ins.guard.negated, "predicate": ins.guard.name.text}
                     if ins.guard else None)

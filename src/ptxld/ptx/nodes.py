@@ -12,12 +12,12 @@ from ..spec.decode import Decoded, decode
 from .loads import model_of
 from .operands import parse_operands
 # the operand nodes, re-exported: code that walks a module finds every node class here
-from .terms import Address, Expr, Float, Int, Name, Operand, ParenList, PredPair, Sink, Vector
+from .terms import ELEMENT, Address, Expr, Float, Int, Name, Operand, ParenList, PredPair, Sink, Vector
 
 if TYPE_CHECKING:
     from .source import Source
 
-__all__ = ["Address", "Expr", "Float", "Int", "Name", "Operand", "ParenList", "PredPair", "Sink",
+__all__ = ["ELEMENT", "Address", "Expr", "Float", "Int", "Name", "Operand", "ParenList", "PredPair", "Sink",
            "Vector", "Guard", "LabelDef", "Instruction", "Variable", "Directive", "Block", "Scope",
            "Function", "Module"]
 

@@ -7,7 +7,7 @@ from ..diagnostics import Diagnostic
 from .exprs import ExprError, ExprParser, fold, parse_number
 from .lexer import Token, tokenize
 from .syntax import make_syntax_error
-from .terms import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Vector
+from .terms import ELEMENT, Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Vector
 
 
 class OperandError(Exception):
@@ -221,7 +221,18 @@ class OperandParser:
         node = self.expr()
         if isinstance(node, Expr) and node.op == "|" and all(isinstance(a, Name) for a in node.args):
             return PredPair(node.args[0], node.args[1], node.start, node.end)
+        t = self.peek()
+        if t is not None and t.text == "[" and isinstance(node, Name):
+            return self.element(node)
         return node
+
+    def element(self, array: Name) -> Expr:
+        """`buf[3]`: the address of element 3 of array `buf` (PTX ISA "Arrays as Operands";
+        the index counts elements of the array's scalar type, as ptxas scales it)."""
+        self.expect("[")
+        index = self.expr()
+        close = self.expect("]")
+        return Expr(ELEMENT, [array, index], array.start, close.end)
 
     def _is_paren_list(self) -> bool:
         # `(a, b)` or `(name)` argument lists of call; `(1+2)` stays an expression.

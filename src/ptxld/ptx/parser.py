@@ -18,7 +18,7 @@ from .exprs import ExprError, ExprParser, fold
 from .lexer import Token, tokenize
 from .printer import join_tokens
 from .source import Source
-from .syntax import report_operand_errors, syntax_error
+from .syntax import add_diagnostic, non_ascii_error, report_operand_errors, syntax_error
 
 _NO_SEMICOLON = "expected `;` at the end of the statement"
 
@@ -53,6 +53,9 @@ _FAST_HEADER = re.compile(
     rf"(?:\(((?:\s*{_PARAM}\s*,)*\s*{_PARAM}\s*|\s*)\))?\s*")
 _FAST_PARAM = re.compile(_PARAM)
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
+# a complete module header directive, which may share its line with the next statement
+_HEADER_DIRECTIVE = re.compile(r"\.version[ \t]+\d+\.\d+|\.address_size[ \t]+\d+"
+                               r"|\.target[ \t]+[\w]+(?:\s*,\s*[\w]+)*")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _SPACES = {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
 _FUNC_KW = {".entry", ".func"}
@@ -72,6 +75,8 @@ def parse(text: str, *, filename: str = "<string>", eager: bool = True,
     (anything with a dict's `get`): those bodies are left empty (the parallel checker gives each
     process its own functions)."""
     module = Module(Source(text, filename))
+    if not text.isascii():
+        add_diagnostic(module, non_ascii_error(module.source))
     with no_gc():
         _Parser(module, skip_bodies).run()
         if eager:
@@ -176,6 +181,14 @@ class _Parser:
                         pend = -1
                         pos = cut
                         continue
+                if eol and len(self.stack) == 1:
+                    h = _HEADER_DIRECTIVE.match(text, pend)
+                    if h is not None and text[h.end():e].split("\n", 1)[0].strip().startswith("."):
+                        # `.target sm_80 .address_size 64` (or a whole module) on one line
+                        self.statement(pend, h.end(), h.end(), comments)
+                        pend, eol = -1, False
+                        pos = h.end()
+                        continue
                 if eol:
                     nl = text.find("\n", max(s, pend), e)
                     while nl >= 0 and text[pend:nl].rstrip().endswith(","):
@@ -189,8 +202,7 @@ class _Parser:
                 continue
             pos = e
             if kind in ("lc", "bc"):
-                if pend < 0 or (eol and kind == "lc"):
-                    self.m.comments.append((s, e))
+                self.m.comments.append((s, e))  # every comment: the formatter keeps them all
                 if pend >= 0:
                     comments.append((s, e))
                     if eol and kind == "lc":
@@ -292,11 +304,14 @@ class _Parser:
 
     def _opens_block(self, pend: int, brace: int, comments: list) -> bool:
         """Does a `{` after pending text open a body? True for function headers and `.section`."""
-        words = self._stmt_text(pend, brace, comments).split()
+        text = self._stmt_text(pend, brace, comments)
+        words = text.split()
         if not words:
             return True
         if all(w.endswith(":") for w in words):
             return True  # label(s) then a nested block
+        if len(self.stack) > 1 and _labels_and_line_directives(text):
+            return True  # `L: .loc 1 5 1` then a nested block (nvcc -G)
         for w in words:
             if w in _LINKAGE:
                 continue
@@ -382,6 +397,17 @@ class _Parser:
             scope.labels[lab.name] = lab
             self._add(lab)
         b = _BLANK.match(text, pos).end()
+        if b < len(text) and text[b] == "." and _EOL_RE.match(text, b) is not None:
+            # `L: .loc 1 2 3` (nvcc writes several such lines after a label): each line-ended
+            # directive is a statement of its own, then whatever follows on the next lines
+            nl = text.find("\n", b)
+            if nl >= 0 and text[nl:].strip() and not text[b:nl].rstrip().endswith(","):
+                self.directive_statement(text[:nl], start, b, start + nl)
+                self.statement(start + nl + 1, stop, end, comments, missing_semicolon, before_block)
+                return
+            if before_block:
+                self.directive_statement(text, start, b, end)
+                return
         if before_block and b < len(text):
             syntax_error(self.m, start + b, stop, "expected `;` before `{`", help="add `;`")
             return
@@ -391,13 +417,6 @@ class _Parser:
                 self.m.diagnostics[-1:] = [d for d in self.m.diagnostics[-1:] if d.message != _NO_SEMICOLON]
             return
         if text[b] == ".":
-            if labels and _EOL_RE.match(text, b) is not None:
-                # `L: .loc 1 2 3` then the next statement on the following line
-                nl = text.find("\n", b)
-                if nl >= 0 and text[nl:].strip():
-                    self.directive_statement(text[:nl], start, b, start + nl)
-                    self.statement(start + nl + 1, stop, end, comments, missing_semicolon)
-                    return
             self.directive_statement(text, start, b, end)
             return
         if not in_function:
@@ -451,6 +470,8 @@ class _Parser:
         source line). False: take the general path."""
         if text.startswith(".loc") and _EOL_RE.match(text) is not None:
             raw = text.rstrip()
+            if "\n" in raw:
+                return False  # more statements follow on the next lines
             self._add(Directive(".loc", raw.split()[1:], start, start + len(raw), raw=raw))
             return True
         m = _FAST_REG.match(text)
@@ -654,6 +675,11 @@ class _Parser:
                 j += 1
             if j >= n:
                 raise _Err("unclosed `(` of the parameter list", open_.start, open_.end)
+            if j == i:
+                what = "`,` with no parameter before it" if toks[j].text == "," else \
+                    "a trailing `,` in the parameter list"
+                at = toks[j] if toks[j].text == "," else toks[j - 1]
+                raise _Err(what, at.start, at.end, help="remove the `,`")
             var = self._variable(toks[i:j], toks[i].start, toks[j - 1].end, param=True)
             if var is not None:
                 var.function = func
@@ -661,6 +687,9 @@ class _Parser:
             i = j + 1 if toks[j].text == "," else j
         if i >= n:
             raise _Err("unclosed `(` of the parameter list", open_.start, open_.end)
+        if toks[i - 1].text == ",":  # ptxas: syntax error
+            raise _Err("a trailing `,` in the parameter list", toks[i - 1].start, toks[i - 1].end,
+                       help="remove the `,`")
         return params, i + 1
 
     def _attribute(self, toks, i):
@@ -863,6 +892,15 @@ class _Parser:
         if i < len(toks):
             raise _Err(f"unexpected `{toks[i].text}` after the initializer", toks[i].start, toks[i].end)
         return v
+
+
+def _labels_and_line_directives(text: str) -> bool:
+    """Is `text` only labels and line-ended directives (`.loc`, `.file`), one per line?"""
+    pos = 0
+    while (m := _LABELS.match(text, pos)) is not None:
+        pos = m.end()
+    return all(_EOL_RE.match(line) is not None for line in
+               (x.strip() for x in text[pos:].split("\n")) if line)
 
 
 def _int(text: str) -> int:

@@ -54,8 +54,42 @@ def normalize(text: str) -> str:
     return join_tokens(tokenize(text))
 
 
+class FormatError(ValueError):
+    """The module cannot be formatted without losing text (syntax errors, or a comment the
+    printer has no place for); `diagnostics` are the syntax errors, if any."""
+
+    def __init__(self, message: str, diagnostics: list | None = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
+
+
 def format_module(module: Module) -> str:
-    return _Printer(module).run()
+    """The canonical text of a module that parsed without errors; raises FormatError rather than
+    drop a statement or a comment."""
+    errors = [d for d in module.diagnostics if d.severity == "error"]
+    if errors:
+        name = module.source.filename
+        first = "\n".join(f"{name}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in errors[:20])
+        raise FormatError(f"{first}\n{name}: not formatted: it has syntax errors", errors)
+    out = _Printer(module).run()
+    _check_comments_kept(module, out)
+    return out
+
+
+def _check_comments_kept(module: Module, out: str) -> None:
+    """Every comment of the source is in the output (moved perhaps, never dropped)."""
+    text = module.source.text
+    printed: dict[str, int] = {}
+    for c in _COMMENT.findall(out):
+        key = " ".join(c.split())
+        printed[key] = printed.get(key, 0) + 1
+    for s, e in sorted(module.comments):
+        key = " ".join(text[s:e].split())
+        if printed.get(key, 0) <= 0:
+            line, col = module.source.position(s)
+            raise FormatError(f"{module.source.filename}:{line}:{col}: not formatted: the formatter "
+                              "has no place for this comment (move it between statements)")
+        printed[key] -= 1
 
 
 class _Printer:
@@ -105,7 +139,15 @@ class _Printer:
                 self.last_line = self.src.position(e - 1)[0]
 
     def item(self, item, depth: int) -> None:
-        self.flush_comments(item.start, depth)
+        # comments inside a statement (between operands, in a parameter list, between `)` and
+        # `{`) move to the lines before it
+        if isinstance(item, Function):
+            inner = item.body.start if item.body is not None else item.end
+        elif isinstance(item, Block):
+            inner = item.start
+        else:
+            inner = item.end
+        self.flush_comments(max(item.start, inner), depth)
         if isinstance(item, Instruction):
             self.emit(depth, instruction_text(item), item.end)
         elif isinstance(item, LabelDef):

@@ -1,6 +1,8 @@
 """Syntax errors: how the parser and the operand parser report what they cannot read."""
 from __future__ import annotations
 
+import re
+
 from ..diagnostics import Diagnostic
 
 MAX_ERRORS = 200
@@ -12,6 +14,25 @@ def make_syntax_error(source, start: int, end: int, message: str, *, code: str =
     line, col = source.position(start)
     return Diagnostic(code, severity, message, line, col, start, max(end, start + 1), help=help,
                       fix=fix, filename=source.filename, section=SECTION)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NAMED = {"\ufeff": "a byte order mark", "\ufffd": "an invalid UTF-8 byte, shown replaced",
+          "\u00a0": "a no-break space", "\u200b": "a zero-width space"}
+
+
+def non_ascii_error(source) -> Diagnostic | None:
+    """The first character outside ASCII, as ptxas reports it ("Unexpected non-ASCII character"):
+    PTX source is ASCII text, comments included. The character is named by its code point, so
+    an invisible one (a byte order mark, a no-break space) is seen in the message."""
+    m = _NON_ASCII.search(source.text)
+    if m is None:
+        return None
+    ch = m.group()
+    name = _NAMED.get(ch) or (f"`{ch}`" if ch.isprintable() and not ch.isspace() else "invisible")
+    return make_syntax_error(source, m.start(), m.end(), f"non-ASCII character U+{ord(ch):04X} "
+                             f"({name}): PTX source is ASCII text", code="PTX0002",
+                             help="remove it, or write it as ASCII (ptxas stops at the first one)")
 
 
 def add_diagnostic(module, d: Diagnostic) -> None:

@@ -47,6 +47,10 @@ class Sink:
     text: str = "_"
 
 
+# the `op` of an array element used as an operand, `buf[3]`: Expr(ELEMENT, [Name, index])
+ELEMENT = "element"
+
+
 @dataclass(slots=True)
 class Expr:
     """A constant or address expression: op is a C operator, or 'cast.s64'/'cast.u64'."""

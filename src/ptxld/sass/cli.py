@@ -108,14 +108,20 @@ def disasm(words, path, annotations, arch) -> None:
             data = Path(path).read_bytes()
         except OSError as exc:
             raise click.FileError(path, hint=exc.strerror)
+        out = []  # printed only once everything decoded: an error leaves stdout empty
         try:
+            sm = elf.cubin_sm(data)
+            if sm is not None and f"sm_{sm}" not in spec.ARCHES:
+                raise SassError(f"{path} is an sm_{sm} cubin; ptxld decodes the SASS of Maxwell and "
+                                f"Pascal ({', '.join(spec.ARCHES)}) only")
             for name, code in elf.code_sections(data, name=path):
-                click.echo(f"// {name}")
+                out.append(f"// {name}")
                 lines = elf.decode_code(code, arch=arch, where=f"{path}:{name}")
-                for text in elf.format_code(lines, annotations=annotations):
-                    click.echo(text)
+                out += elf.format_code(lines, annotations=annotations)
         except SassError as exc:
             raise _Failed(str(exc))
+        for text in out:
+            click.echo(text)
 
 
 @sass.command(name="control")

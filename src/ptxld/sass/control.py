@@ -1,7 +1,7 @@
 """Maxwell/Pascal scheduling control: the 64-bit word before every three instructions.
 
 Field layout in ``ptxld.spec.ldg.CONTROL_FIELDS``.  Two text notations:
-* NVIDIA's annotations ``&req={0,5} &rd=0x0 &wr=0x5 ?trans1`` (the seed's
+* NVIDIA's annotations ``&req={0,5} &rd=0x0 &wr=0x5 ?trans1`` (the LDG description's
   ``{&req_6} {&rdN} {&wrN} {?sched}``): the wait set over six scoreboards, the read and write
   scoreboard indices, and ``?transN`` (stall N, yield bit 1) or ``?WAITN_END_GROUP`` (stall N,
   yield bit 0);

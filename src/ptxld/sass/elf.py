@@ -38,6 +38,22 @@ def code_sections(data: bytes, *, name: str = "<raw>") -> list[tuple[str, bytes]
         raise SassError(f"{name}: not a readable ELF file ({exc})") from None
 
 
+def cubin_sm(data: bytes) -> int | None:
+    """The SM number a cubin is compiled for (52 for sm_52), from its ELF header flags; None for
+    data that is not an ELF file. Cubins of ELF ABI version 8 and later (OS ABI 0x41) keep it in
+    bits 8-15 of e_flags, older ones in bits 0-7."""
+    if data[:4] != b"\x7fELF":
+        return None
+    try:
+        header = ELFFile(io.BytesIO(data)).header
+    except ELFError as exc:
+        raise SassError(f"not a readable ELF file ({exc})") from None
+    flags = header["e_flags"]
+    if header["e_ident"]["EI_ABIVERSION"] >= 8:
+        return (flags >> 8) & 0xFF
+    return flags & 0xFF
+
+
 def decode_code(code: bytes, *, arch: str = "sm_50", where: str = "<raw>") -> list[CodeLine]:
     if len(code) % GROUP:
         raise SassError(f"{where}: {len(code)} bytes is not a whole number of 32-byte groups "

@@ -1,6 +1,6 @@
 """Run one LDG / sparse LDG / LD on a register file, vectorised over lanes (NumPy).
 
-Semantics (the seed's LDG text):
+Semantics (NVIDIA's LDG description):
 * effective address = ``Ra`` (32-bit) or ``{Ra+1, Ra}`` (with ``.E``, 64-bit) plus the
   sign-extended offset; if ``Ra`` is RZ or beyond the register file the address is the
   zero-extended unsigned immediate;

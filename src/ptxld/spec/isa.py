@@ -49,23 +49,26 @@ class Group:
 #: list (call arguments), the sink `_`, a setp destination pair `p|q`, a special register
 KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func", "params", "sink",
                    "pair", "sreg"})
-_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?(?:\*(?P<count>\w+))?$")
+_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?:=(?P<values>[\d|]+))?(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?"
+                      r"(?:\*(?P<count>\w+))?$")
 
 
 class OperandSpec:
-    """What one operand may be: `kinds[:type][*count]`.
+    """What one operand may be: `kinds[=values][:type][*count]`.
 
     `kinds` is `|`-separated (`reg|imm`); `type` names the slot whose value is the operand's type
     (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
-    width class `b32` (a bit-type register of 32 bits, as ptxas wants for packed values); a `+` after it lets a register be wider than an
-    integer or 16-bit type (the relaxed rule of ld, st and cvt, PTX ISA 9.4.1); `count` is the
-    number of vector elements, a number or a slot name (`vec`: the `.v2/.v4` written). `write`
-    marks a destination."""
-    __slots__ = ("kinds", "type", "count", "write", "wide")
+    width class `b32` (any type of 32 bits), or `raw32` (a bit-type register of 32 bits, as ptxas
+    wants for packed values); a `+` after it lets a register be wider than an integer or 16-bit
+    type (the relaxed rule of ld, st and cvt, PTX ISA 9.4.1); `count` is the number of vector
+    elements, a number or a slot name (`vec`: the `.v2/.v4` written). `write` marks a
+    destination. `values` lists the only integers an immediate may be (`imm=128`: discard's size)."""
+    __slots__ = ("kinds", "type", "count", "write", "values", "wide")
 
     def __init__(self, kinds: frozenset, type: str | None = None, count: str | None = None,
-                 write: bool = False, wide: bool = False):
-        self.kinds, self.type, self.count, self.write, self.wide = kinds, type, count, write, wide
+                 write: bool = False, values: tuple[int, ...] | None = None, wide: bool = False):
+        self.kinds, self.type, self.count, self.write = kinds, type, count, write
+        self.values, self.wide = values, wide
 
     def __repr__(self) -> str:
         return f"OperandSpec({sorted(self.kinds)}, {self.type!r}, {self.count!r}, write={self.write})"
@@ -79,7 +82,8 @@ class OperandSpec:
         unknown = kinds - KINDS
         if unknown:
             raise ValueError(f"operand spec {text!r}: unknown kind(s) {sorted(unknown)}")
-        return cls(kinds, m["type"], m["count"], write, bool(m["wide"]))
+        values = tuple(int(v) for v in m["values"].split("|")) if m["values"] else None
+        return cls(kinds, m["type"], m["count"], write, values, bool(m["wide"]))
 
 
 class Form:

@@ -27,6 +27,10 @@ PTX_VERSIONS: tuple[tuple[int, int], ...] = (
     (8, 3), (8, 4), (8, 5), (8, 6), (8, 7), (8, 8), (9, 0), (9, 1), (9, 2), (9, 3), (9, 4),
 )
 LATEST_PTAS_VERSION = (9, 0)  # newest .version ptxas 13.0 accepts
+# The target `explain` checks an instruction for, and whose wmma fragment layouts the `wmma`
+# commands show, when none is named: the newest ptxas 13.0 knows, so that a load is described
+# with what it needs instead of being refused for an older GPU.
+DEFAULT_TARGET = "sm_100a"
 # sm_101* were renamed sm_110* from PTX 9.0 on.
 RENAMED_FROM_9_0 = {"sm_101": "sm_110", "sm_101f": "sm_110f", "sm_101a": "sm_110a"}
 

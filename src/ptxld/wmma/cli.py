@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from ptxld.spec.targets import DEFAULT_TARGET
 from ptxld.wmma.errors import WmmaError
 from ptxld.wmma.render import describe_wmma_load, fragment_svg, fragment_table
 
@@ -12,7 +13,7 @@ def _fragment_args(f):
         click.argument("shape"), click.argument("matrix", type=click.Choice("abcd")),
         click.argument("type_", metavar="TYPE"),
         click.argument("layout", type=click.Choice(["row", "col"])),
-        click.option("--target", default="sm_80", show_default=True, help="e.g. sm_70, sm_90a"),
+        click.option("--target", default=DEFAULT_TARGET, show_default=True, help="e.g. sm_70, sm_90a"),
     ]):
         f = decorator(f)
     return f
@@ -46,7 +47,7 @@ def svg_cmd(shape, matrix, type_, layout, target, output):
 
 @wmma_group.command("explain")
 @click.argument("instruction")
-@click.option("--target", default="sm_80", show_default=True)
+@click.option("--target", default=DEFAULT_TARGET, show_default=True)
 def explain_cmd(instruction, target):
     """Explain a wmma.load/wmma.store mnemonic, e.g. wmma.load.a.sync.aligned.row.m16n16k16.f16."""
     try:

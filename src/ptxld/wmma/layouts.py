@@ -202,7 +202,7 @@ def _tiled(fs: spec.FragmentSpec) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _volta_f16_m16n16k16(fs: spec.FragmentSpec, layout: str) -> tuple[np.ndarray, np.ndarray]:
-    """spec/wmma.md §6b table (x = reg·2 + slot for 16-bit values, x = reg for f32)."""
+    """The sm_70 layout of m16n16k16 fragments (x = reg·2 + slot for 16-bit values, x = reg for f32)."""
     reg, slot = _grid(fs)
     x = reg * fs.elements_per_register + slot
     l1, l2, l3, l4 = _bit(1), _bit(2), _bit(3), _bit(4)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ptxld.emu.alu import arith, bitops, compare, convert  # noqa: F401  (register builders)
+from ptxld.emu.alu import carry, fields  # noqa: F401,I001  (after arith, convert: they wrap add/sub/mad/cvt)
 from ptxld.emu.alu.atom import atom_combine
 from ptxld.emu.alu.core import BUILDERS, Op, Unsupported, build
 

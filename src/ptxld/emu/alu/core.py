@@ -27,6 +27,10 @@ class Op:
     fn: Callable[..., tuple]
     pair_fn: Callable[..., tuple] | None = field(default=None, repr=False)
     dst_types_pair: tuple[str, ...] | None = None
+    # extended precision (PTX ISA 9.7.2): the carry flag CC.CF is the last source (`addc`) and/or
+    # the last destination (`.cc`), as a .pred; the instruction text never writes it
+    carry_in: bool = False
+    carry_out: bool = False
 
     def _args(self, srcs):
         if len(srcs) != len(self.src_types):
@@ -57,13 +61,14 @@ class Quals:
 
     def one(self, *choices: str, default: str | None = None, required: bool = False) -> str | None:
         found = [q for q in self.rest if q in choices]
-        if len(found) > 1:
+        if len(set(found)) > 1:
             raise Unsupported(f"{self.opcode}: conflicting qualifiers {found}")
         if not found:
             if required:
                 raise Unsupported(f"{self.opcode}: needs one of {choices}")
             return default
-        self.rest.remove(found[0])
+        for q in found:            # ptxas takes a repeated qualifier (`add.sat.s32.sat`) as one
+            self.rest.remove(q)
         return found[0]
 
     def flag(self, q: str) -> bool:

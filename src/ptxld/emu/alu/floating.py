@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ptxld.emu.alu import fastround
 from ptxld.emu.alu import rounding as R
 from ptxld.emu.alu.ptxtypes import TYPES, PtxType, join_lanes, split_lanes
 
@@ -110,10 +111,27 @@ def _sqrt_exact(a):
     return Fraction(2 * s + (0 if exact else 1), 1 << (k + 1))
 
 
+def round_once(v: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
+    """float64 values rounded once to ``fmt`` in ``mode`` (values on the grid, as float64): a
+    cast and at most one grid step for f32/f16/bf16 (``fastround``), else ``round_to_grid``."""
+    if fastround.supported(fmt) and mode != "rna":
+        return R.decode(fastround.round_bits(np.asarray(v, np.float64), fmt, mode), fmt)
+    return R.round_to_grid(v, None, fmt, mode)
+
+
 # -- the arithmetic core -------------------------------------------------------------------
 
 def arith(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
-    """add/sub/mul/fma on raw bits of ``fmt`` with exact rounding in ``mode``."""
+    """add/sub/mul/fma on raw bits of ``fmt`` with exact rounding in ``mode``: f32, f16 and bf16
+    through ``fastround`` (float64 with round-to-odd), others through ``arith_exact``."""
+    if fastround.supported(fmt) and mode != "rna":
+        return fastround.arith(kind, fmt, mode, load, store, ftz=ftz, sat=sat, relu=relu)
+    return arith_exact(kind, fmt, mode, ftz=ftz, sat=sat, relu=relu)
+
+
+def arith_exact(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
+    """The reference: exact values or ``hi+lo`` pairs rounded once by ``rounding.round_to_grid``
+    (and exact rationals for f64 fma and directed f64 mul)."""
     def run(*bits):
         v = [load(b, fmt, ftz) for b in bits]
         if fmt is R.F64:
@@ -163,7 +181,7 @@ def divide(fmt: R.Format, mode: str, *, ftz=False):
         if fmt is R.F64:
             out = x / y if mode == "rn" else R.exact_f64(_div_exact, x, y, mode=mode)
         else:
-            out = R.round_to_grid(x / y, None, fmt, mode)
+            out = round_once(x / y, fmt, mode)
         return store(out, fmt, ftz=ftz)
     return run
 
@@ -175,7 +193,7 @@ def sqrt(fmt: R.Format, mode: str, *, ftz=False):
         if fmt is R.F64:
             out = np.sqrt(x) if mode == "rn" else R.exact_f64(_sqrt_exact, x, mode=mode)
         else:
-            out = R.round_to_grid(np.sqrt(x), None, fmt, mode)
+            out = round_once(np.sqrt(x), fmt, mode)
         return store(out, fmt, ftz=ftz)
     return run
 
@@ -186,7 +204,7 @@ def div_approx_f32(ftz: bool):
     a correctly rounded quotient, well inside the bound, with the stated out-of-range rule."""
     def run(a, b):
         x, y = load(a, R.F32, ftz), load(b, R.F32, ftz)
-        q = R.round_to_grid(x / y, None, R.F32, "rn")
+        q = round_once(x / y, R.F32, "rn")
         big = (np.abs(y) > 2.0 ** 126) & np.isfinite(y)
         q = np.where(big, np.where(np.isinf(x), np.nan, np.copysign(0.0, x) * np.copysign(1.0, y)), q)
         return store(q, R.F32, ftz=ftz)
@@ -225,7 +243,7 @@ def approx(name: str, fmt: R.Format, *, ftz=False):
 
     def run(a):
         x = load(a, fmt, ftz)
-        return store(R.round_to_grid(f(x), None, fmt, "rn"), fmt, ftz=ftz)
+        return store(round_once(f(x), fmt, "rn"), fmt, ftz=ftz)
     return run
 
 

@@ -57,17 +57,17 @@ FORMATS = {f.name: f for f in (F16, BF16, TF32, F32, F64, E4M3, E5M2)}
 def decode(bits: np.ndarray, fmt: Format) -> np.ndarray:
     """Raw bits → float64 values (exact)."""
     if fmt is F16:
-        return bits.astype(np.uint16).view(np.float16).astype(np.float64)
+        return bits.astype(np.uint16, copy=False).view(np.float16).astype(np.float64)
     if fmt is BF16:
         return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
     if fmt is F32 or fmt is TF32:
-        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        return bits.astype(np.uint32, copy=False).view(np.float32).astype(np.float64)
     if fmt is F64:
-        return bits.astype(np.uint64).view(np.float64).copy()
+        return bits.astype(np.uint64, copy=False).view(np.float64).copy()
     if fmt is E4M3:
-        return bits.astype(np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+        return bits.astype(np.uint8, copy=False).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
     if fmt is E5M2:
-        return bits.astype(np.uint8).view(ml_dtypes.float8_e5m2).astype(np.float64)
+        return bits.astype(np.uint8, copy=False).view(ml_dtypes.float8_e5m2).astype(np.float64)
     raise ValueError(fmt.name)
 
 

@@ -23,9 +23,39 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("set", "setp", "selp", "slct"), "instructions.compare"),
     **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
     **dict.fromkeys(("cvt", "cvt.pack", "cvta", "isspacep", "prmt"), "instructions.convert"),
-    **dict.fromkeys(("st", "atom", "red", "prefetch", "prefetchu"), "instructions.memory"),
+    **dict.fromkeys(("st", "atom", "red"), "instructions.memory"),
     **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
                      "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
+    "prefetch": "instructions.cache", "prefetchu": "instructions.cache",
+    "applypriority": "instructions.cache", "discard": "instructions.cache",
+    "createpolicy": "instructions.cache",
+    # asynchronous copies, mbarrier and clusters (sm_80 / sm_90)
+    **{n: "instructions.async_copy" for n in (
+        "cp.async", "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all",
+        "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.prefetch", "cp.async.bulk.tensor",
+        "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "cp.async.bulk.commit_group",
+        "cp.async.bulk.wait_group", "tensormap.replace", "tensormap.cp_fenceproxy")},
+    **{n: "instructions.mbarrier" for n in (
+        "mbarrier.init", "mbarrier.inval", "mbarrier.expect_tx", "mbarrier.complete_tx",
+        "mbarrier.arrive", "mbarrier.arrive_drop", "cp.async.mbarrier.arrive", "mbarrier.test_wait",
+        "mbarrier.try_wait", "mbarrier.pending_count")},
+    **{n: "instructions.cluster" for n in (
+        "barrier.cluster", "elect.sync", "griddepcontrol", "setmaxnreg", "mapa", "getctarank",
+        "fence.proxy.async", "fence.mbarrier_init")},
+    "ldmatrix": "instructions.matrix", "stmatrix": "instructions.matrix",
+    "movmatrix": "instructions.matrix", "mma": "instructions.matrix", "mma.sp": "instructions.matrix",
+    "mma.sp::ordered_metadata": "instructions.matrix",
+    "wgmma.fence": "instructions.matrix", "wgmma.commit_group": "instructions.matrix",
+    "wgmma.wait_group": "instructions.matrix", "wgmma.mma_async": "instructions.matrix",
+    "wgmma.mma_async.sp": "instructions.matrix",
+    "bmsk": "instructions.bits", "szext": "instructions.bits", "fns": "instructions.bits",
+    "alloca": "instructions.stack", "stacksave": "instructions.stack",
+    "stackrestore": "instructions.stack",
+    "addc": "instructions.carry", "subc": "instructions.carry", "madc": "instructions.carry",
+    **{name: "instructions.video" for name in (
+        "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
+        "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
+        "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4")},
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
@@ -34,6 +64,12 @@ _LOADED: dict[str, InstructionSpec] = {}
 def names() -> frozenset[str]:
     """Every instruction name that has a record."""
     return frozenset(_HOME)
+
+
+def home_module(name: str) -> str | None:
+    """The module that defines an instruction's record (`ptxld.spec.instructions.floats`)."""
+    home = _HOME.get(name)
+    return f"ptxld.spec.{home}" if home else None
 
 
 def spec_of(name: str) -> InstructionSpec | None:

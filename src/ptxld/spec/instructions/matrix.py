@@ -1,0 +1,184 @@
+"""Warp- and warpgroup-level matrix instructions: ldmatrix, stmatrix, movmatrix, mma (mma.sync),
+mma.sp and wgmma.* (PTX ISA 9.7.14.5 and 9.7.15). Forms measured with ptxas 13.0.
+
+Which shape goes with which types (`mma.sync`, `wgmma.mma_async`) is data of `ptxld.spec.mma`
+(`MMA_KINDS`, `WGMMA_K`, `wgmma_n_values`), together with the fragment layouts; the `mma` and
+`wgmma.mma_async` records below give the vocabulary of the opcode (every qualifier ptxas takes)
+and leave those combinations to that table.
+"""
+from __future__ import annotations
+
+from .. import mma as M
+from ..gates import Gate
+from ..isa import Form, Group, InstructionSpec
+
+_SYNC = (Group("sync", (".sync",)), Group("aligned", (".aligned",)))
+_SPACE = Group("ss", (".shared", ".shared::cta"))
+
+_LDMATRIX = Gate((6, 5), 75, "ldmatrix", "ldmatrix: PTX ISA 6.5, sm_75.")
+_STMATRIX = Gate((7, 8), 90, "stmatrix", "stmatrix: PTX ISA 7.8, sm_90.")
+_MOVMATRIX = Gate((7, 8), 75, "movmatrix", "movmatrix: PTX ISA 7.8, sm_75.")
+_B8_FORMS = Gate((8, 6), 100, "8-bit matrix shapes",
+                 "ldmatrix .m16n16/.m8n16, stmatrix .m16n8: PTX ISA 8.6, sm_100a/sm_100f, "
+                 "sm_120a/sm_120f (ptxas 13.0 refuses plain sm_100 and sm_90a)")
+_WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=("sm_90a",))
+
+_MMA_SHAPES = tuple(sorted({"." + k.shape for k in M.MMA_KINDS}))
+_MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1",
+              ".s32", ".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1", ".ue8m0", ".ue4m3")
+
+
+def _mma_forms() -> tuple[Form, ...]:
+    """One form per (shape, dtype, atype, btype, ctype) of `M.MMA_KINDS`, with its gate; layouts
+    .row.col except m8n8k4 .f16 (any), .satfinite for the integer types, .rnd for .f64, the
+    required .xor/.and + .popc for .b1 (`.and` from sm_80, PTX ISA 7.1); FP8 with .f16
+    accumulators from PTX ISA 8.7 (all measured with ptxas 13.0)."""
+    out = []
+    for kind in M.MMA_KINDS:
+        layouts = ".alayout.blayout" if kind.shape == "m8n8k4" and kind.ab == ("f16",) else ".row.col"
+        for d, a, b, c in M.mma_type_combinations(kind):
+            gate = Gate(kind.min_ptx, kind.min_sm, f"mma .{kind.shape} .{a}",
+                        f"mma.sync .{kind.shape} with .{a}: PTX ISA {kind.min_ptx[0]}.{kind.min_ptx[1]}, "
+                        f"sm_{kind.min_sm}.")
+            if a in ("e4m3", "e5m2") and d == "f16":
+                gate = Gate((8, 7), 89, "mma FP8 with .f16 accumulators",
+                            "mma.sync FP8 with .f16 accumulators: PTX ISA 8.7, sm_89.")
+            types = f".{d}.{a}.{b}.{c}"
+            base = f".sync.aligned.{kind.shape}{layouts}"
+            if a in ("s8", "u8", "s4", "u4"):
+                out.append(Form(base + "{.satfinite}" + types, "d, a, b, c", gate=gate))
+            elif a == "f64":
+                out.append(Form(base + "{.rnd}" + types, "d, a, b, c", gate=gate))
+            elif a == "b1":
+                out.append(Form(base + types + ".xor.popc", "d, a, b, c", gate=gate))
+                out.append(Form(base + types + ".and.popc", "d, a, b, c",
+                                gate=gate.join(Gate((7, 1), 80, "mma .and.popc"))))
+            else:
+                out.append(Form(base + types, "d, a, b, c", gate=gate))
+    # sm_120 `.kind::` forms (block scaling, new types): vocabulary only, operands not checked
+    out.append(Form(".sync.aligned.shape.row.col.kind{.block_scale}{.scale_vec}.dtype.atype.btype.ctype{.stype}",
+                    "d, a, b, c{, x1, x2, x3, x4}", gate=Gate((8, 7), 120, "mma .kind",
+                                                              "mma .kind::*: PTX ISA 8.7, sm_120a.")))
+    return tuple(out)
+
+
+def _wgmma_forms() -> tuple[Form, ...]:
+    """wgmma.mma_async per operand type: the .m64nNkK shapes of `M.wgmma_n_values`, the
+    accumulators of `M.WGMMA_ACC`, and the operand list (16-bit types take imm-trans for A and B,
+    or for B alone when A is in registers; tf32 and FP8 only imm-scale-a/b; integers and b1
+    only scale-d) — measured with ptxas 13.0."""
+    out = []
+    for atype, k in M.WGMMA_K.items():
+        shapes = {"shape": tuple(f".m64n{n}k{k}" for n in M.wgmma_n_values(atype))}
+        family = {"e4m3": ("e4m3", "e5m2"), "e5m2": ("e4m3", "e5m2"), "s8": ("s8", "u8"),
+                  "u8": ("s8", "u8")}.get(atype, (atype,))
+        for btype in family:
+            for dtype in M.WGMMA_ACC[atype]:
+                types = f".{dtype}.{atype}.{btype}"
+                if atype in ("f16", "bf16"):
+                    out.append(Form(".sync.aligned.shape" + types, "d, a, b, scale_d, imm_a, imm_b, trans_a, trans_b",
+                                    where=shapes))
+                    out.append(Form(".sync.aligned.shape" + types, "d, av, b, scale_d, imm_a, imm_b, trans_b",
+                                    where=shapes))
+                elif atype in ("tf32", "e4m3", "e5m2"):
+                    out.append(Form(".sync.aligned.shape" + types, "d, a, b, scale_d, imm_a, imm_b", where=shapes))
+                elif atype == "b1":
+                    out.append(Form(".sync.aligned.shape" + types + ".and.popc", "d, a, b, scale_d", where=shapes))
+                else:
+                    out.append(Form(".sync.aligned.shape{.satfinite}" + types, "d, a, b, scale_d", where=shapes))
+    return tuple(out)
+
+
+def _wgmma_shapes(k_factor: int = 1) -> tuple[str, ...]:
+    """Every .m64nNkK (the sparse forms, k_factor 2, have twice the K of the dense ones)."""
+    out = set()
+    for t, k in M.WGMMA_K.items():
+        if k_factor == 1 or t != "b1":
+            out.update(f".m64n{n}k{k * k_factor}" for n in M.wgmma_n_values(t))
+    return tuple(sorted(out))
+
+
+def _sparse_mma(name: str) -> InstructionSpec:
+    """mma.sp and mma.sp::ordered_metadata (the decoder reads the `::` spelling as one name)."""
+    return InstructionSpec(name, "PTX ISA 9.7.14.6 (mma.sp)", _SYNC + (
+        Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
+        Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
+        Group("satfinite", (".satfinite",)),
+        Group("kind", (".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4",
+                       ".kind::f16", ".kind::tf32", ".kind::i8")),
+        Group("block_scale", (".block_scale",)),
+        Group("scale_vec", (".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X")),
+        Group("dtype", _MMA_TYPES), Group("atype", _MMA_TYPES), Group("btype", _MMA_TYPES),
+        Group("ctype", _MMA_TYPES), Group("stype", _MMA_TYPES),
+    ))
+
+
+RECORDS = (
+    InstructionSpec("ldmatrix", "PTX ISA 9.7.14.5.15 (ldmatrix)", _SYNC + (
+        Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(M.COUNTS)),
+        Group("trans", (".trans",)), _SPACE,
+        Group("type", (".b16", ".b8", ".b8x16")), Group("src_fmt", (".b6x16_p32", ".b4x16_p64")),
+    ), forms=(
+        Form(".sync.aligned.m8n8.num{.trans}{.ss}.b16", "d, a", gate=_LDMATRIX),
+        Form(".sync.aligned.m16n16.num.trans{.ss}.b8", "d, a", gate=_B8_FORMS),
+        Form(".sync.aligned.m16n16.num.trans{.ss}.b8x16.src_fmt", "d, a", gate=_B8_FORMS),
+        Form(".sync.aligned.m8n16.num{.ss}.b8x16.src_fmt", "d, a", gate=_B8_FORMS),
+    ), operands={"d": "=vec:b32", "a": "addr"}),
+
+    InstructionSpec("stmatrix", "PTX ISA 9.7.14.5.16 (stmatrix)", _SYNC + (
+        Group("shape", (".m8n8", ".m16n8")), Group("num", tuple(M.COUNTS)),
+        Group("trans", (".trans",)), _SPACE, Group("type", (".b16", ".b8")),
+    ), forms=(
+        Form(".sync.aligned.m8n8.num{.trans}{.ss}.b16", "a, r", gate=_STMATRIX),
+        Form(".sync.aligned.m16n8.num.trans{.ss}.b8", "a, r", gate=_B8_FORMS),
+    ), operands={"a": "addr", "r": "vec:b32"}),
+
+    InstructionSpec("movmatrix", "PTX ISA 9.7.14.5.17 (movmatrix)", _SYNC + (
+        Group("shape", (".m8n8",)), Group("trans", (".trans",)), Group("type", (".b16",)),
+    ), forms=(
+        Form(".sync.aligned.m8n8.trans.b16", "d, a", gate=_MOVMATRIX),
+    ), operands={"d": "=reg:b32", "a": "reg:b32"}),
+
+    # mma: every qualifier ptxas takes on mma.sync; the shape/type table is M.MMA_KINDS
+    InstructionSpec("mma", "PTX ISA 9.7.14.5.14 (mma)", _SYNC + (
+        Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
+        Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
+        Group("rnd", (".rn", ".rz", ".rm", ".rp")), Group("satfinite", (".satfinite",)),
+        Group("kind", (".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4",
+                       ".kind::f16", ".kind::tf32", ".kind::i8")),
+        Group("block_scale", (".block_scale",)),
+        Group("scale_vec", (".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X")),
+        Group("dtype", _MMA_TYPES), Group("atype", _MMA_TYPES), Group("btype", _MMA_TYPES),
+        Group("ctype", _MMA_TYPES), Group("stype", _MMA_TYPES),
+        Group("bitop", (".xor", ".and")), Group("popc", (".popc",)),
+    ), forms=_mma_forms(), operands={
+        "d": "=vec", "a": "vec", "b": "vec", "c": "vec",
+        "x1": "reg|vec|imm", "x2": "reg|vec|imm", "x3": "reg|vec|imm", "x4": "reg|vec|imm",
+    }),
+    _sparse_mma("mma.sp"),
+    _sparse_mma("mma.sp::ordered_metadata"),
+
+    InstructionSpec("wgmma.fence", "PTX ISA 9.7.15.5.1 (wgmma.fence)", _SYNC,
+                    forms=(Form(".sync.aligned", ""),), gate=_WGMMA),
+    InstructionSpec("wgmma.commit_group", "PTX ISA 9.7.15.5.3 (wgmma.commit_group)", _SYNC,
+                    forms=(Form(".sync.aligned", ""),), gate=_WGMMA),
+    InstructionSpec("wgmma.wait_group", "PTX ISA 9.7.15.5.4 (wgmma.wait_group)", _SYNC,
+                    forms=(Form(".sync.aligned", "n"),), operands={"n": "imm:.u32"}, gate=_WGMMA),
+    InstructionSpec("wgmma.mma_async", "PTX ISA 9.7.15.5.2 (wgmma.mma_async)", _SYNC + (
+        Group("shape", _wgmma_shapes()),
+        Group("dtype", (".f16", ".f32", ".s32")),
+        Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
+        Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
+        Group("satfinite", (".satfinite",)), Group("bitop", (".and",)), Group("popc", (".popc",)),
+    ), forms=_wgmma_forms(), operands={
+        "d": "=vec", "a": "reg|vec", "av": "vec", "b": "reg", "scale_d": "npred|imm",
+        "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm",
+    }, gate=_WGMMA),
+    InstructionSpec("wgmma.mma_async.sp", "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)", _SYNC + (
+        Group("shape", _wgmma_shapes(2)),
+        Group("dtype", (".f16", ".f32", ".s32")),
+        Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
+        Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
+        Group("satfinite", (".satfinite",)),
+    ), gate=_WGMMA),
+)

@@ -1,0 +1,135 @@
+"""The mma.sync / ldmatrix / wgmma layout objects against the PTX ISA's fragment formulas,
+written out here independently (one formula per table of the ISA), and the explain output."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from click.testing import CliRunner
+
+from ptxld.cli import main
+from ptxld.spec import mma as spec
+from ptxld.wmma import matrix as M
+from ptxld.wmma.matrix_render import describe, fragments_svg
+
+
+def _elements(lay):
+    """{(lane, element index i): (row, col)} with i = register · per_register + slot, the ISA's
+    a_i / b_i / c_i numbering."""
+    out = {}
+    for lane in range(lay.threads):
+        for reg in range(lay.nregs):
+            for slot in range(lay.slots):
+                out[(lane, reg * lay.slots + slot)] = lay.element(lane, reg, slot)
+    return out
+
+
+# ISA formulas (g = groupID = lane >> 2, t = threadID_in_group = lane % 4)
+ISA = {
+    ("m16n8k16", "f16", "a"): lambda g, t, i: (g + 8 * ((i // 2) % 2), 2 * t + (i % 2) + 8 * (i // 4)),
+    ("m16n8k16", "f16", "b"): lambda g, t, i: (2 * t + (i % 2) + 8 * (i // 2), g),
+    ("m16n8k16", "f16", "c"): lambda g, t, i: (g + 8 * (i // 2), 2 * t + (i % 2)),
+    ("m16n8k8", "tf32", "a"): lambda g, t, i: (g + 8 * (i % 2), t + 4 * (i // 2)),
+    ("m16n8k8", "tf32", "b"): lambda g, t, i: (t + 4 * i, g),
+    ("m16n8k32", "s8", "a"): lambda g, t, i: (g + 8 * ((i // 4) % 2), 4 * t + (i % 4) + 16 * (i // 8)),
+    ("m16n8k32", "s8", "b"): lambda g, t, i: (4 * t + (i % 4) + 16 * (i // 4), g),
+    ("m8n8k4", "f64", "a"): lambda g, t, i: (g, t),
+    ("m8n8k4", "f64", "c"): lambda g, t, i: (g, 2 * t + i),
+    ("m16n8k64", "s4", "a"): lambda g, t, i: (g + 8 * ((i // 8) % 2), 8 * t + (i % 8) + 32 * (i // 16)),
+    ("m8n8k128", "b1", "b"): lambda g, t, i: (32 * t + i, g),
+    ("m16n8k16", "f64", "a"): lambda g, t, i: (g + 8 * (i % 2), t + 4 * (i // 2)),
+}
+_TYPES = {"f16": ("f16", "f16", "f32", "f32"), "tf32": ("tf32", "tf32", "f32", "f32"),
+          "s8": ("s8", "s8", "s32", "s32"), "f64": ("f64",) * 4, "s4": ("s4", "s4", "s32", "s32"),
+          "b1": ("b1", "b1", "s32", "s32")}
+
+
+@pytest.mark.parametrize("key", list(ISA), ids=lambda k: "-".join(k))
+def test_mma_fragment_matches_the_isa_formula(key):
+    shape, typ, matrix = key
+    lay = M.mma_layouts(shape, *_TYPES[typ])[matrix]
+    for (lane, i), got in _elements(lay).items():
+        assert got == ISA[key](lane >> 2, lane & 3, i), (key, lane, i)
+
+
+def test_m8n8k4_f16_accumulator_per_quadpair():
+    lay = M.mma_layouts("m8n8k4", "f16", "f16", "f32", "f32", "row", "col")["c"]
+    for (lane, i), got in _elements(lay).items():
+        h = lane >> 4
+        want = ((lane & 1) + (i & 2) + 4 * h, (i & 4) + (lane & 2) + (i & 1))
+        assert got == want
+        assert int(lay.group[lane, 0, 0]) == (lane >> 2) % 4
+
+
+def test_wgmma_accumulator_matches_the_isa_formula():
+    lay = M.wgmma_layouts(24, "f16", "f32")["d"]
+    assert lay.nregs == 12
+    for (thread, i), got in _elements(lay).items():
+        w, lane = thread // 32, thread % 32
+        g, t = lane >> 2, lane & 3
+        assert got == (16 * w + g + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * t + (i % 2))
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix_fragment(count, trans):
+    lay = M.ldmatrix_layout(count, trans)
+    for (lane, i), got in _elements(lay).items():
+        j, s = i // 2, i % 2
+        g, t = lane >> 2, lane & 3
+        assert got == ((8 * j + 2 * t + s, g) if trans else (8 * j + g, 2 * t + s))
+
+
+def test_every_form_is_a_complete_layout():
+    # layout_of validates that every element is held exactly once
+    for kind in spec.MMA_KINDS:
+        for ab in kind.ab:
+            for cd in kind.cd:
+                M.mma_layouts(kind.shape, ab, ab, cd, cd)
+    for atype, k in spec.WGMMA_K.items():
+        for dtype in spec.WGMMA_ACC[atype]:
+            for n in spec.wgmma_n_values(atype):
+                d = M.wgmma_layouts(n, atype, dtype)["d"]     # 128 threads hold 64 x n values
+                assert d.nregs * d.frag.reg_bits * 128 == 64 * n * spec.ELEMENT_BITS[dtype]
+
+
+def test_no_such_mma_form():
+    with pytest.raises(KeyError):
+        M.mma_layouts("m16n8k16", "tf32", "tf32", "f32", "f32")
+    assert spec.mma_kind("m16n8k16", "f16", "f16", "f16", "f32") is None   # only m8n8k4 mixes
+    assert spec.mma_kind("m16n8k32", "s8", "u8", "s32", "s32") is not None
+
+
+def test_explain_mma_table_and_svg(tmp_path):
+    out = tmp_path / "mma.svg"
+    res = CliRunner().invoke(main, ["explain", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                                    "--svg", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Requires sm_80 or later and PTX ISA 7.0" in res.output
+    # lane 5 (g 1, t 1): a4,a5 are row 1, columns 10-11 (register 2)
+    row5 = next(line for line in res.output.splitlines() if line.strip().startswith("5  (1,2-3)"))
+    assert "(1,10-11)" in row5
+    svg = ET.parse(out).getroot()
+    rects = [e for e in svg.iter() if e.tag.endswith("rect")]
+    assert len(rects) == 16 * 16 + 16 * 8 + 16 * 8          # A, B, D
+
+
+def test_explain_rejects_a_form_the_isa_lacks():
+    res = CliRunner().invoke(main, ["explain", "mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32"])
+    assert res.exit_code != 0 and "no such form" in res.output
+
+
+def test_describe_ldmatrix_and_movmatrix():
+    text, lays = describe("ldmatrix.sync.aligned.m8n8.x4.shared.b16")
+    assert "Lane 8j+r supplies the address of row r of matrix j" in text and lays["d"].nregs == 4
+    text, _ = describe("movmatrix.sync.aligned.m8n8.trans.b16")
+    assert "Transposes" in text
+    svg = fragments_svg("t", describe("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16")[1])
+    assert svg.startswith("<svg") and ET.fromstring(svg) is not None
+
+
+def test_explain_mma_sp_names_the_metadata_threads():
+    text, lays = describe("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")
+    # 8-bit types: thread 2F + (row >= 8) holds a whole row's 8 nibbles (H200 record)
+    assert "row g: K0-3: T0 [3:0]" in text and "row g+8: K0-3: T1 [3:0]" in text
+    assert lays["a"].nregs == 2
