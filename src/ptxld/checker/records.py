@@ -413,6 +413,8 @@ def _kind_of(c: Checker, ins, op) -> tuple[str, object]:
             if var.space == ".reg":
                 return ("pred" if var.type == ".pred" else "reg"), var
             return "imm", var          # a variable's address, as a constant
+        if op.name == "WARP_SZ":
+            return "imm", None            # a predefined constant
         if special_register(op.name) is not None:
             return "sreg", special_register(op.name)
         if c.labels_of(ins.function) and op.name in c.labels_of(ins.function):
@@ -610,7 +612,11 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             continue
         if kind in ("reg", "pred") and isinstance(decl, Variable):
             fits = compatible_wide if role.wide else compatible
-            if not any(fits(t, decl.type) for t in types):
+            reg_t = decl.type
+            if decl.vector and role.count is None and decl.type in TYPES and not getattr(op, "component", None):
+                # a vector register used whole: its bits (`mov.b32 %r1, v2u16`)
+                reg_t = f".b{TYPES[decl.type].bits * int(decl.vector[2:])}"
+            if not any(fits(t, reg_t) for t in types):
                 out.append(("PTX0806", op.start, op.end,
                             f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
                             f"({' or '.join(types)})", "register type"))

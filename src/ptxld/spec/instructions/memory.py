@@ -75,7 +75,7 @@ _ST = InstructionSpec("st", "PTX ISA 9.7.9.10 (st)", (
     Group("space", _ST_SPACES), Group("cop", (".wb", ".cg", ".cs", ".wt")), Group("l1", _L1), _HINT,
     Group("vec", (".v2", ".v4", ".v8")), Group("type", _ST_TYPES),
 ), forms=_st_forms(), operands={
-    "a": "addr", "b": "reg|imm:type+", "bv": "vec:type+*vec", "policy": "reg|imm:.u64",
+    "a": "addr", "b": "reg|imm:type+", "bv": "vec|reg:type+*vec", "policy": "reg|imm:.u64",
 }, gates=_GATES)
 
 # atomic operations and the types ptxas 13.0 takes for each
