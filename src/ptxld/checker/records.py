@@ -507,8 +507,8 @@ def compatible(inst_type: str, reg_type: str) -> bool:
 
 
 def _as_bits(inst_type: str, reg_type: str) -> str:
-    if reg_type == ".f16x2" and inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s", "packed") \
-            and TYPES[inst_type].bits == 32:
+    if reg_type == ".f16x2" and (inst_type in (".u16x2", ".s16x2") or (
+            inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s"))):
         return ".b32"
     return reg_type
 
