@@ -586,8 +586,7 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                 out.append(("PTX0807", op.start, op.end, f"`.{comp}` is not a component of `{sr.name}` "
                             "(.x .y .z .w, or .r .g .b .a)", "unknown vector selector"))
             continue
-        if kind == "reg" and role.count is not None and role.write and isinstance(decl, Variable) \
-                and not decl.vector:
+        if kind == "reg" and role.count is not None and isinstance(decl, Variable) and not decl.vector:
             out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
                         "vector: a brace list or a `.v2`/`.v4` register", "vector expected"))
             continue
