@@ -51,8 +51,8 @@ def _defined_names(text: str) -> list[str]:
     return names
 
 
-def build_modern(target_lines: int = TARGET_LINES) -> str:
-    sources = sorted(MODERN_SOURCES.glob("*.ptx"))
+def build_modern(target_lines: int = TARGET_LINES, sources: Path = MODERN_SOURCES) -> str:
+    sources = sorted(sources.glob("*.ptx"))
     header = [ln for ln in sources[0].read_text().splitlines() if _HEADER.match(ln)]
     prepared = []
     for src in sources:

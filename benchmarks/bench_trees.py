@@ -6,8 +6,9 @@ rounds (the least disturbed by other work on the machine) with the median beside
 tree's best against the first tree's. Commands:
 
 * `--version`: start-up alone (interpreter, click, ptxld's command line);
-* `check SMALL`: a short module (the first nvcc kernel file, no diagnostics);
-* `check MODERN`: the ~40k-line module of `bench_check.py` (nvcc sm_90 kernels replicated);
+* `check SMALL`: a short module (the first nvcc kernel file, or `--small`);
+* `check MODERN`: the ~40k-line module of `bench_check.py` (nvcc sm_90 kernels replicated; from
+  `--kernels DIR` to compare trees on the same PTX when the kernel set has grown since);
 * in-process `check_source(MODERN)`: CPU time of the check alone, no start-up (one process per
   tree and round, the cyclic GC off as `ptxld check` runs); with `--without-records` also
   without the whole-ISA record rules (PTX08xx), the same work as a tree from before them.
@@ -69,6 +70,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trees", nargs="+", help="checkouts of ptxld, NAME=PATH or PATH; the first is the reference")
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--kernels", type=Path, default=MODERN_SOURCES,
+                    help="the nvcc PTX files the modern module is built from (default: this "
+                    "checkout's; give an older checkout's to compare trees on the PTX both know)")
+    ap.add_argument("--small", type=Path, help="the short module (default: the first of --kernels)")
     ap.add_argument("--without-records", action="store_true",
                     help="also time the check without the PTX08xx record rules (every tree must "
                     "have rules as units; a tree from before those rules checks the same either way)")
@@ -79,8 +84,8 @@ def main(argv=None) -> int:
         trees[name or f"tree {i + 1}"] = Path(path).resolve()
     with tempfile.TemporaryDirectory(prefix="bench_trees_") as d:
         modern = Path(d) / "modern_sm90_40k.ptx"
-        modern.write_text(build_modern())
-        small = sorted(MODERN_SOURCES.glob("*.ptx"))[0]
+        modern.write_text(build_modern(sources=args.kernels))
+        small = args.small or sorted(args.kernels.glob("*.ptx"))[0]
         commands = {
             "ptxld --version": ["-m", "ptxld.cli", "--version"],
             f"ptxld check {small.name} ({small.read_text().count(chr(10))} lines)":

@@ -37,6 +37,7 @@ SKIP = {"ld", "wmma.load"}
 PER_FORM = 48          # opcode spellings tried per form at most
 MUTATIONS_PER_FORM = 24
 OPERAND_SPELLINGS = 2  # spellings per form whose operands are each swapped through every class
+OPERAND_FORMS = 24          # forms per record whose operands are swapped (a sample where there are more)
 # targets every spelling is also tried on (at their newest PTX version), beside its gate placements
 SWEEP = ("sm_75", "sm_80", "sm_90a", "sm_100a", "sm_120")
 REGISTER_CLASSES = (".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64",
@@ -302,7 +303,10 @@ def _swept(spec: InstructionSpec) -> bool:
 def _operands_family(spec: InstructionSpec):
     def gen():
         rng = random.Random(f"isa.{spec.name}.operands")
-        for form in spec.forms:
+        forms = list(spec.forms)
+        if len(forms) > OPERAND_FORMS:   # wgmma and mma have hundreds of forms of one operand shape
+            forms = random.Random(f"isa.{spec.name}.operand-forms").sample(forms, OPERAND_FORMS)
+        for form in forms:
             roles = [r for _, r, optional in spec.operand_roles(form) if not optional]
             for values in _spellings(spec, form, rng)[:OPERAND_SPELLINGS]:
                 placements = _placements(spec, form, values)

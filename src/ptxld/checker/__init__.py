@@ -133,6 +133,7 @@ def _run(c: Checker) -> None:
     unknown, guard, ld_opcode, ld = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
                                      run[Trigger.LD_OPCODE], run[Trigger.LD])
     store, record, wmma_load = run[Trigger.STORE], run[Trigger.INSTRUCTION], run[Trigger.WMMA_LOAD]
+    family = run[Trigger.FAMILY]
     clean_ld = c.clean_ld
     # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
@@ -177,15 +178,13 @@ def _run(c: Checker) -> None:
             for check in record:
                 check(c, ins)
         elif kind == _STORE_RECORD:
-            # st/atom/red: the store rule and every rule of the record
             for check in store:
                 check(c, ins)
             for check in record:
                 check(c, ins)
         elif kind == _FAMILY:
-            # `wmma.lod...`: the instruction rules say which sub-names the family has
-            for check in record:
-                check(c, ins)
+            for check in family:
+                check(c, ins, ins.decoded)
         elif kind == _WMMA_LOAD:
             m = ins.load
             if isinstance(m, WmmaLoadModel):

@@ -66,13 +66,6 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
          "have the components .x, .y, .z.",
          Example(body="mov.u32 %r1, %laneid.x;"), Example(body="mov.u32 %r1, %tid.x;"),
          ptxas="error: Unknown field"),
-    Rule("PTX0809", "vector-size", "error", "a vector size the instruction does not have",
-         "PTX ISA 5.4.2 (Vectors)", "An instruction takes the vector sizes its syntax lists: most "
-         "take `.v2` and `.v4`, and only up to 128 bits in all; `.v8` exists for a few loads and "
-         "stores only.",
-         Example(body="mov.v8.b16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7};"),
-         Example(body="mov.v4.b16 {%h0, %h1, %h2, %h3}, {%h4, %h5, %h6, %h7};"),
-         ptxas="error: Illegal vector size: 8"),
     Rule("PTX0604", "feature-removed", "error", "a feature removed on newer targets",
          "PTX ISA 9.7 (PTX ISA notes of each instruction)",
          "Some forms are not supported on newer targets from some PTX ISA version on (`vote` "
@@ -84,15 +77,19 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
          "PTX ISA 10 (Special Registers)", "Special registers are read-only.",
          Example(body="mov.u32 %tid.x, %r1;"), Example(body="mov.u32 %r1, %tid.x;"),
          ptxas="error: Arguments mismatch"),
+    Rule("PTX0809", "vector-size", "error", "a vector size the instruction does not have",
+         "PTX ISA 5.4.2 (Vectors)", "An instruction takes the vector sizes its syntax lists: most "
+         "take `.v2` and `.v4`, and only up to 128 bits in all; `.v8` exists for a few loads and "
+         "stores only.",
+         Example(body="mov.v8.b16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7};"),
+         Example(body="mov.v4.b16 {%h0, %h1, %h2, %h3}, {%h4, %h5, %h6, %h7};"),
+         ptxas="error: Illegal vector size: 8"),
     also=("PTX0601", "PTX0602"))
 def check_instruction(c: Checker, ins) -> None:
     """Every PTX08xx rule on one instruction with a record (loads excepted). The rules that read
     only the opcode run once per opcode that passes them; plain operand lists are checked
     against a plan of the opcode (the fast path below), others once per operand signature (the
     kinds and declared types of the operands) that passes."""
-    if ins.decoded.spec is None:          # a family mnemonic without a record (`wmma.lod`)
-        check_family(c, ins, ins.decoded)
-        return
     plan = c.fast_plans.get(ins.opcode)
     if plan is not None and _plain_operands_fit(c, ins, plan):
         return
@@ -104,10 +101,7 @@ def check_instruction(c: Checker, ins) -> None:
             return
         if len(c.diags) == before:
             c.clean_opcodes.add(opcode)
-            forms = matching_forms(d)
-            plan = _plan(d, forms)
-            if plan is not None and forms[0].gate is not None and _gate_fails(c, forms[0].gate):
-                plan = None          # the full path reports the gate
+            plan = _plan(d, matching_forms(d))
             if plan is not None:
                 c.fast_plans[opcode] = plan
                 if _plain_operands_fit(c, ins, plan):
@@ -149,23 +143,15 @@ def _plan(d, forms):
 
 
 def _make_plan(d, forms):
-    # one plan serves when every matching form takes the same operands under the same gate
-    # (`st.global.u32`: with or without an `.L1` hint); the gate is checked when it is adopted
-    if not forms:
+    if len(forms) != 1 or forms[0].gate is not None:
         return _NO_PLAN
     form = forms[0]
     roles = d.spec.operand_roles(form)
-    if any(f.operands != form.operands or f.gate != form.gate for f in forms[1:]):
-        return _NO_PLAN
     if any(optional for _, _, optional in roles):
         return _NO_PLAN
     plan = []
     for _, role, _ in roles:
-        if role.kinds == frozenset({"addr"}):
-            plan.append(None)        # an address `[...]`: its names are checked elsewhere
-            continue
-        if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg",
-                                                                        "func", "pair"}:
+        if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
             return _NO_PLAN
         types = _role_types(role, d)
         fits = compatible_wide if role.wide else compatible
@@ -187,15 +173,10 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
         return False
     scope = ins.scope or ins.module.scope
     memo = c._lookups
-    for piece, slot in zip(pieces, plan):
+    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok) in zip(pieces, plan):
         p = piece.strip()
         if not p:
             return False
-        if slot is None:
-            if p[0] != "[" or p[-1] != "]":
-                return False
-            continue
-        regs, imm, pred, npred, sreg, float_ok, int_ok = slot
         first = p[0]
         if first == "!":
             if not npred:
@@ -203,15 +184,8 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
             p = p[1:].strip()
             first = p[:1]
         if first == "%":
-            if "." in p:                         # a special register's field (`%tid.x`)?
-                if not sreg:
-                    return False
-                base, _, comp = p.partition(".")
-                sr = special_register(base)
-                if sr is None or not sr.components or comp not in sr.components + "rgba" \
-                        or memo.get((scope, base), _NOT_LOOKED_UP) not in (None, _NOT_LOOKED_UP):
-                    return False
-                continue
+            if "." in p:
+                return False                     # a special register's field, or a vector element
             var = memo.get((scope, p), _NOT_LOOKED_UP)
             if var is _NOT_LOOKED_UP:
                 var = c.lookup_in(scope, p)
@@ -403,6 +377,13 @@ def _gate(c: Checker, ins, gate: Gate, start: int, end: int, what: str) -> None:
                help=gate.note or "")
 
 
+def _whole_vector_fits(role: OperandSpec, d, decl: Variable) -> bool:
+    """A whole vector register as a vector operand: its element count is the role's."""
+    count = role.count
+    want = int(count) if count.isdigit() else (d.get(count) or "")[2:]
+    return not str(want).isdigit() or int(want) == int(decl.vector[2:])
+
+
 def _kind_of(c: Checker, ins, op) -> tuple[str, object]:
     """(kind, declaration) of one operand as written."""
     if isinstance(op, Name):
@@ -413,8 +394,8 @@ def _kind_of(c: Checker, ins, op) -> tuple[str, object]:
             if var.space == ".reg":
                 return ("pred" if var.type == ".pred" else "reg"), var
             return "imm", var          # a variable's address, as a constant
-        if op.name == "WARP_SZ":
-            return "imm", None            # a predefined constant
+        if op.name == "WARP_SZ":       # the warp size: a constant, not a register (PTX ISA 10)
+            return "imm", None
         if special_register(op.name) is not None:
             return "sreg", special_register(op.name)
         if c.labels_of(ins.function) and op.name in c.labels_of(ins.function):
@@ -481,7 +462,7 @@ def _literals(types) -> tuple[bool, bool]:  # noqa: C901 - one branch per kind
             return True, True
         if info.kind == "b":
             int_ok = float_ok = True
-        elif info.kind in ("u", "s", "pred"):
+        elif info.kind in ("u", "s", "pred"):   # `and.pred %p, 1, %q` (ptxas takes 0 and 1)
             int_ok = True
         elif info.kind == "f":
             float_ok = True
@@ -564,6 +545,13 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                         "written"))
             continue
         kind, decl = _kind_of(c, ins, op)
+        if kind == "reg" and "vec" in role.kinds and isinstance(decl, Variable) and decl.vector \
+                and op.text == decl.name:
+            kind = "vec"    # a `.v2`/`.v4` register used whole, as ptxas takes it for a vector
+            if role.count is not None and len(ops) and not _whole_vector_fits(role, d, decl):
+                out.append(("PTX0805", op.start, op.end, f"`{op.text}` ({decl.vector} {decl.type}) does "
+                            f"not fit operand `{name}` of `{ins.opcode}`", "vector size"))
+            continue
         if not _accepts(role, kind):
             want = " or ".join(_WORDS.get(k, k) for k in sorted(role.kinds))
             out.append(("PTX0805", op.start, op.end,
@@ -590,6 +578,11 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
                         "vector: a brace list or a `.v2`/`.v4` register", "vector expected"))
             continue
+        if kind == "vec" and role.count is not None and role.count.isdigit() \
+                and len(op.items) != int(role.count):
+            out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` takes "
+                        f"{role.count} register(s), not {len(op.items)}", "vector size"))
+            continue
         if kind == "vec" and role.type is None and role.count is None:
             # pack/unpack: the elements' sizes add up to the instruction's type
             size = _packed_bits(c, ins, op)
@@ -611,11 +604,12 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             continue
         if kind in ("reg", "pred") and isinstance(decl, Variable):
             fits = compatible_wide if role.wide else compatible
-            reg_t = decl.type
-            if decl.vector and role.count is None and decl.type in TYPES and not getattr(op, "component", None):
-                # a vector register used whole: its bits (`mov.b32 %r1, v2u16`)
-                reg_t = f".b{TYPES[decl.type].bits * int(decl.vector[2:])}"
-            if not any(fits(t, reg_t) for t in types):
+            reg_type = decl.type
+            if decl.vector and decl.type in TYPES and role.count is None and op.text == decl.name:
+                # a vector register used whole is one value of all its bits (`mov.b32 %r, v` with
+                # `.reg .v2 .u16 v`, which ptxas accepts)
+                reg_type = f".b{TYPES[decl.type].bits * int(decl.vector[2:])}"
+            if reg_type not in TYPES or not any(fits(t, reg_type) for t in types):
                 out.append(("PTX0806", op.start, op.end,
                             f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
                             f"({' or '.join(types)})", "register type"))
@@ -630,6 +624,7 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
     return out
 
 
+@rule(Trigger.FAMILY, also=("PTX0801",))
 def check_family(c: Checker, ins, d) -> None:
     """PTX0801 on a family mnemonic (`wmma`, `cp`, `mbarrier`, ...) whose sub-name is none of the
     ISA's: `wmma.lod.a...` (ptxas: "Unknown modifier '.lod'")."""

@@ -108,8 +108,10 @@ class Trigger:
     STORE = "store"                      # every `st`, `atom`, `red`: (c, ins)
     INSTRUCTION = "instruction"          # every other instruction with an ISA record: (c, ins)
     WMMA_LOAD = "wmma.load"              # every `wmma.load`: (c, ins, load)
+    FAMILY = "family"                    # a family mnemonic (`wmma`, `cp`) with no record: (c, ins, decoded)
     NAMES = "names"                      # the instructions of one scope together: (c, scope, group)
-    ALL = (MODULE, UNKNOWN_INSTRUCTION, GUARD, LD_OPCODE, LD, STORE, INSTRUCTION, WMMA_LOAD, NAMES)
+    ALL = (MODULE, UNKNOWN_INSTRUCTION, GUARD, LD_OPCODE, LD, STORE, INSTRUCTION, WMMA_LOAD, FAMILY,
+           NAMES)
 
 
 class Check:

@@ -103,7 +103,7 @@ class RawModule:
         if syntax_errors:
             lines = [f"{filename}:{d.line}:{d.column}: error[{d.code}]: {d.message}" for d in syntax_errors]
             raise errors.ModuleError(f"{filename}: the module has {len(syntax_errors)} syntax error(s):\n" +
-                                "\n".join(lines), syntax_errors)
+                                     "\n".join(lines), syntax_errors)
         if check:
             # what ptxas would refuse, the emulator refuses too: a CI run on the CPU must not pass
             # a module the driver cannot load

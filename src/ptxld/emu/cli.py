@@ -106,9 +106,9 @@ def run_options(fn):
         click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
                      help="When asynchronous copies land: at the first wait covering them (default), or "
                      "as late as the PTX ISA allows (surfaces missing waits)."),
-        click.option("--quiet", "-q", is_flag=True, help="No summary."),
         click.option("--no-check", is_flag=True,
                      help="Run even a module ptxas would refuse (skip the checker's errors)."),
+        click.option("--quiet", "-q", is_flag=True, help="No summary."),
         click.argument("args", nargs=-1),
     )):
         fn = deco(fn)
@@ -116,7 +116,7 @@ def run_options(fn):
 
 
 def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_steps, memory_budget,
-               max_call_depth, async_copies, args, memory_report=False, no_check=False):
+               max_call_depth, async_copies, no_check, args, memory_report=False):
     """Run a kernel as `ptxld run` does: exit 1 with the error on a fault, save the buffers the
     kernel wrote. Returns the launch statistics (or the memory report, when asked for)."""
     _, warning = read_ptx(file)  # not PTX text at all: the same error (exit 2) as `check`

@@ -160,7 +160,7 @@ def _compile_tensor(op, prog, reduce: bool):
                 try:
                     combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
                 except CompileError as e:
-                    raise Fault(E.AsyncCopyError, k, int(maps[k]), "generic", str(e),
+                    raise Fault(errors.AsyncCopyError, k, int(maps[k]), "generic", str(e),
                                 "a reduction the PTX ISA defines for the tensor map's data type") from None
                 _issue_store(b, op, t, f, idx, ok, int(sa[k]), nbytes, combine, k)
             else:

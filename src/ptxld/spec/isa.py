@@ -58,11 +58,11 @@ class OperandSpec:
 
     `kinds` is `|`-separated (`reg|imm`); `type` names the slot whose value is the operand's type
     (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
-    width class `b32` (any type of 32 bits), or `raw32` (a bit-type register of 32 bits, as ptxas
-    wants for packed values); a `+` after it lets a register be wider than an integer or 16-bit
-    type (the relaxed rule of ld, st and cvt, PTX ISA 9.4.1); `count` is the number of vector
-    elements, a number or a slot name (`vec`: the `.v2/.v4` written). `write` marks a
-    destination. `values` lists the only integers an immediate may be (`imm=128`: discard's size)."""
+    width class `b32` (a bit-type register of 32 bits, as ptxas wants for packed values); a `+`
+    after it lets a register be wider than an integer or 16-bit type (the relaxed rule of ld, st
+    and cvt, PTX ISA 9.4.1); `count` is the number of vector elements, a number or a slot name
+    (`vec`: the `.v2/.v4` written). `write` marks a destination. `values` lists the only integers
+    an immediate may be (`imm=128`: discard's size)."""
     __slots__ = ("kinds", "type", "count", "write", "values", "wide")
 
     def __init__(self, kinds: frozenset, type: str | None = None, count: str | None = None,

@@ -55,6 +55,7 @@ class Quals:
 
     def __init__(self, decoded: Decoded):
         self.opcode = decoded.opcode
+        self.name = decoded.name          # the record's name: `cvt.pack` beside `cvt`
         self.base = decoded.mnemonic
         self.types = decoded.types
         self.rest = [m[0] for m in decoded.modifiers if m[0] not in TYPES]

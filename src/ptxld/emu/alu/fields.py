@@ -56,11 +56,8 @@ _plain_cvt = BUILDERS["cvt"]
 
 @builder("cvt")
 def _cvt_or_pack(q: Quals) -> Op:
-    # `cvt.pack` is an instruction of its own (its record's name), or `.pack` a modifier of cvt
-    if ".pack" not in q.rest and not q.opcode.startswith("cvt.pack"):
+    if q.name != "cvt.pack":
         return _plain_cvt(q)
-    if ".pack" in q.rest:
-        q.one(".pack")
     if not q.flag(".sat"):
         raise Unsupported(f"{q.opcode}: cvt.pack needs .sat")
     types = list(q.types)

@@ -17,15 +17,6 @@ _HOME: dict[str, str] = {
     "add": "instructions.arith", "sub": "instructions.arith",
     "mov": "instructions.moves",
     "vote": "instructions.warp",
-    # floating point other than add/sub/mul/mad/div/abs/neg/min/max
-    **dict.fromkeys(("testp", "copysign", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
-                     "tanh"), "instructions.floats"),
-    **dict.fromkeys(("set", "setp", "selp", "slct"), "instructions.compare"),
-    **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
-    **dict.fromkeys(("cvt", "cvt.pack", "cvta", "isspacep", "prmt"), "instructions.convert"),
-    **dict.fromkeys(("st", "atom", "red"), "instructions.memory"),
-    **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
-                     "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
     "prefetch": "instructions.cache", "prefetchu": "instructions.cache",
     "applypriority": "instructions.cache", "discard": "instructions.cache",
     "createpolicy": "instructions.cache",
@@ -56,6 +47,15 @@ _HOME: dict[str, str] = {
         "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
         "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
         "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4")},
+    # floating point other than add/sub/mul/mad/div/abs/neg/min/max
+    **dict.fromkeys(("testp", "copysign", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
+                     "tanh"), "instructions.floats"),
+    **dict.fromkeys(("set", "setp", "selp", "slct"), "instructions.compare"),
+    **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
+    **dict.fromkeys(("cvt", "cvt.pack", "cvta", "isspacep", "prmt"), "instructions.convert"),
+    **dict.fromkeys(("st", "atom", "red", "prefetch", "prefetchu"), "instructions.memory"),
+    **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
+                     "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
@@ -64,12 +64,6 @@ _LOADED: dict[str, InstructionSpec] = {}
 def names() -> frozenset[str]:
     """Every instruction name that has a record."""
     return frozenset(_HOME)
-
-
-def home_module(name: str) -> str | None:
-    """The module that defines an instruction's record (`ptxld.spec.instructions.floats`)."""
-    home = _HOME.get(name)
-    return f"ptxld.spec.{home}" if home else None
 
 
 def spec_of(name: str) -> InstructionSpec | None:

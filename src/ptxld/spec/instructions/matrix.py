@@ -12,7 +12,8 @@ from .. import mma as M
 from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
-_SYNC = (Group("sync", (".sync",)), Group("aligned", (".aligned",)))
+# ptxas 13.0 takes .sync (and .satfinite) written twice, not .aligned
+_SYNC = (Group("sync", (".sync",), repeatable=True), Group("aligned", (".aligned",)))
 _SPACE = Group("ss", (".shared", ".shared::cta"))
 
 _LDMATRIX = Gate((6, 5), 75, "ldmatrix", "ldmatrix: PTX ISA 6.5, sm_75.")
@@ -26,6 +27,29 @@ _WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=(
 _MMA_SHAPES = tuple(sorted({"." + k.shape for k in M.MMA_KINDS}))
 _MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1",
               ".s32", ".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1", ".ue8m0", ".ue4m3")
+
+
+# register classes ptxas 13.0 takes for fragment elements (measured): 32-bit integer registers for
+# packed and integer values (not .f32), any 32-bit register for .f32 values, .f64/.b64 for .f64
+_CLASS = {"int": ".b32|.u32|.s32", "f32": "b32", "f64": ".f64|.b64"}
+_ROLES: dict[str, str] = {}
+
+
+def _role(name: str, count: int, cls: str, write: bool = False) -> str:
+    """A vector operand role of `count` registers of a class (`_CLASS`), defined on first use."""
+    key = f"{name} ({count} {'' if cls == 'f32' else cls + ' '}register{'s' if count > 1 else ''})"
+    _ROLES[key] = f"{'=' if write else ''}vec:{_CLASS[cls]}*{count}"
+    return key
+
+
+def _cls(type_: str) -> str:
+    return "f64" if type_ == "f64" else "f32" if type_ in ("f32", "tf32") else "int"
+
+
+def _mma_operands(kind, d: str, a: str, b: str, c: str) -> str:
+    lays = M.mma_fragments(kind.shape, a, b, c, d)
+    return ", ".join(_role(n, lays[n].nregs, _cls(t), n == "d")
+                     for n, t in (("d", d), ("a", a), ("b", b), ("c", c)))
 
 
 def _mma_forms() -> tuple[Form, ...]:
@@ -45,19 +69,20 @@ def _mma_forms() -> tuple[Form, ...]:
                             "mma.sync FP8 with .f16 accumulators: PTX ISA 8.7, sm_89.")
             types = f".{d}.{a}.{b}.{c}"
             base = f".sync.aligned.{kind.shape}{layouts}"
+            ops = _mma_operands(kind, d, a, b, c)
             if a in ("s8", "u8", "s4", "u4"):
-                out.append(Form(base + "{.satfinite}" + types, "d, a, b, c", gate=gate))
+                out.append(Form(base + "{.satfinite}" + types, ops, gate=gate))
             elif a == "f64":
-                out.append(Form(base + "{.rnd}" + types, "d, a, b, c", gate=gate))
+                out.append(Form(base + "{.rnd}" + types, ops, gate=gate))
             elif a == "b1":
-                out.append(Form(base + types + ".xor.popc", "d, a, b, c", gate=gate))
-                out.append(Form(base + types + ".and.popc", "d, a, b, c",
+                out.append(Form(base + types + ".xor.popc", ops, gate=gate))
+                out.append(Form(base + types + ".and.popc", ops,
                                 gate=gate.join(Gate((7, 1), 80, "mma .and.popc"))))
             else:
-                out.append(Form(base + types, "d, a, b, c", gate=gate))
+                out.append(Form(base + types, ops, gate=gate))
     # sm_120 `.kind::` forms (block scaling, new types): vocabulary only, operands not checked
     out.append(Form(".sync.aligned.shape.row.col.kind{.block_scale}{.scale_vec}.dtype.atype.btype.ctype{.stype}",
-                    "d, a, b, c{, x1, x2, x3, x4}", gate=Gate((8, 7), 120, "mma .kind",
+                    "dk, ak, bk, ck{, x1, x2, x3, x4}", gate=Gate((8, 7), 120, "mma .kind",
                                                               "mma .kind::*: PTX ISA 8.7, sm_120a.")))
     return tuple(out)
 
@@ -69,23 +94,28 @@ def _wgmma_forms() -> tuple[Form, ...]:
     only scale-d) — measured with ptxas 13.0."""
     out = []
     for atype, k in M.WGMMA_K.items():
-        shapes = {"shape": tuple(f".m64n{n}k{k}" for n in M.wgmma_n_values(atype))}
         family = {"e4m3": ("e4m3", "e5m2"), "e5m2": ("e4m3", "e5m2"), "s8": ("s8", "u8"),
                   "u8": ("s8", "u8")}.get(atype, (atype,))
+        av = _role("av", M.wgmma_fragments(8, atype, M.WGMMA_ACC[atype][0])["a"].nregs, _cls(atype))
         for btype in family:
             for dtype in M.WGMMA_ACC[atype]:
                 types = f".{dtype}.{atype}.{btype}"
-                if atype in ("f16", "bf16"):
-                    out.append(Form(".sync.aligned.shape" + types, "d, a, b, scale_d, imm_a, imm_b, trans_a, trans_b",
-                                    where=shapes))
-                    out.append(Form(".sync.aligned.shape" + types, "d, av, b, scale_d, imm_a, imm_b, trans_b",
-                                    where=shapes))
-                elif atype in ("tf32", "e4m3", "e5m2"):
-                    out.append(Form(".sync.aligned.shape" + types, "d, a, b, scale_d, imm_a, imm_b", where=shapes))
-                elif atype == "b1":
-                    out.append(Form(".sync.aligned.shape" + types + ".and.popc", "d, a, b, scale_d", where=shapes))
-                else:
-                    out.append(Form(".sync.aligned.shape{.satfinite}" + types, "d, a, b, scale_d", where=shapes))
+                for n in M.wgmma_n_values(atype):
+                    shape = {"shape": (f".m64n{n}k{k}",)}
+                    d = _role("d", M.wgmma_fragments(n, atype, dtype)["d"].nregs, _cls(dtype), True)
+                    if atype in ("f16", "bf16"):
+                        out.append(Form(".sync{.aligned}.shape" + types,
+                                        f"{d}, a, b, scale_d, imm_a, imm_b, trans_a, trans_b", where=shape))
+                        out.append(Form(".sync{.aligned}.shape" + types,
+                                        f"{d}, {av}, b, scale_d, imm_a, imm_b, trans_b", where=shape))
+                    else:
+                        template, rest = {
+                            "b1": (".sync{.aligned}.shape" + types + ".and.popc", ", b, scale_d"),
+                            "s8": (".sync{.aligned}.shape{.satfinite}" + types, ", b, scale_d"),
+                            "u8": (".sync{.aligned}.shape{.satfinite}" + types, ", b, scale_d"),
+                        }.get(atype, (".sync{.aligned}.shape" + types, ", b, scale_d, imm_a, imm_b"))
+                        out.append(Form(template, f"{d}, a{rest}", where=shape))
+                        out.append(Form(template, f"{d}, {av}{rest}", where=shape))
     return tuple(out)
 
 
@@ -103,7 +133,7 @@ def _sparse_mma(name: str) -> InstructionSpec:
     return InstructionSpec(name, "PTX ISA 9.7.14.6 (mma.sp)", _SYNC + (
         Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
         Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
-        Group("satfinite", (".satfinite",)),
+        Group("satfinite", (".satfinite",), repeatable=True),
         Group("kind", (".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4",
                        ".kind::f16", ".kind::tf32", ".kind::i8")),
         Group("block_scale", (".block_scale",)),
@@ -113,37 +143,51 @@ def _sparse_mma(name: str) -> InstructionSpec:
     ))
 
 
+def _per_num(template: str, regs: dict, gate: Gate, dest: bool) -> tuple[Form, ...]:
+    """One form per .num of an ldmatrix/stmatrix template: `regs` maps .x1/.x2/.x4 to the
+    number of registers (ptxas: "Vector of size N is expected")."""
+    out = []
+    for num, n in regs.items():
+        r = _role("d" if dest else "r", n, "f32", dest)
+        out.append(Form(template, f"{r}, a" if dest else f"a, {r}", gate=gate, where={"num": (num,)}))
+    return tuple(out)
+
+
+_X = {".x1": 1, ".x2": 2, ".x4": 4}
+_LDMATRIX_FORMS = (
+    _per_num(".sync.aligned.m8n8.num{.trans}{.ss}.b16", _X, _LDMATRIX, True)
+    + _per_num(".sync.aligned.m16n16.num.trans{.ss}.b8", {".x1": 2, ".x2": 4}, _B8_FORMS, True)
+    + _per_num(".sync.aligned.m16n16.num.trans{.ss}.b8x16.src_fmt", {".x1": 2, ".x2": 4}, _B8_FORMS, True)
+    + _per_num(".sync.aligned.m8n16.num{.ss}.b8x16.src_fmt", _X, _B8_FORMS, True))
+_STMATRIX_FORMS = (
+    _per_num(".sync.aligned.m8n8.num{.trans}{.ss}.b16", _X, _STMATRIX, False)
+    + _per_num(".sync.aligned.m16n8.num.trans{.ss}.b8", _X, _B8_FORMS, False))
+_MMA_FORMS = _mma_forms()
+_WGMMA_FORMS = _wgmma_forms()
+
 RECORDS = (
     InstructionSpec("ldmatrix", "PTX ISA 9.7.14.5.15 (ldmatrix)", _SYNC + (
         Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(M.COUNTS)),
         Group("trans", (".trans",)), _SPACE,
         Group("type", (".b16", ".b8", ".b8x16")), Group("src_fmt", (".b6x16_p32", ".b4x16_p64")),
-    ), forms=(
-        Form(".sync.aligned.m8n8.num{.trans}{.ss}.b16", "d, a", gate=_LDMATRIX),
-        Form(".sync.aligned.m16n16.num.trans{.ss}.b8", "d, a", gate=_B8_FORMS),
-        Form(".sync.aligned.m16n16.num.trans{.ss}.b8x16.src_fmt", "d, a", gate=_B8_FORMS),
-        Form(".sync.aligned.m8n16.num{.ss}.b8x16.src_fmt", "d, a", gate=_B8_FORMS),
-    ), operands={"d": "=vec:b32", "a": "addr"}),
+    ), forms=_LDMATRIX_FORMS, operands={"a": "addr", **_ROLES}),
 
     InstructionSpec("stmatrix", "PTX ISA 9.7.14.5.16 (stmatrix)", _SYNC + (
         Group("shape", (".m8n8", ".m16n8")), Group("num", tuple(M.COUNTS)),
         Group("trans", (".trans",)), _SPACE, Group("type", (".b16", ".b8")),
-    ), forms=(
-        Form(".sync.aligned.m8n8.num{.trans}{.ss}.b16", "a, r", gate=_STMATRIX),
-        Form(".sync.aligned.m16n8.num.trans{.ss}.b8", "a, r", gate=_B8_FORMS),
-    ), operands={"a": "addr", "r": "vec:b32"}),
+    ), forms=_STMATRIX_FORMS, operands={"a": "addr", **_ROLES}),
 
     InstructionSpec("movmatrix", "PTX ISA 9.7.14.5.17 (movmatrix)", _SYNC + (
         Group("shape", (".m8n8",)), Group("trans", (".trans",)), Group("type", (".b16",)),
     ), forms=(
-        Form(".sync.aligned.m8n8.trans.b16", "d, a", gate=_MOVMATRIX),
-    ), operands={"d": "=reg:b32", "a": "reg:b32"}),
+        Form(".sync.aligned.m8n8.trans.b16", "dm, am", gate=_MOVMATRIX),
+    ), operands={"dm": "=reg:b32", "am": "reg:b32"}),
 
     # mma: every qualifier ptxas takes on mma.sync; the shape/type table is M.MMA_KINDS
     InstructionSpec("mma", "PTX ISA 9.7.14.5.14 (mma)", _SYNC + (
         Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
         Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
-        Group("rnd", (".rn", ".rz", ".rm", ".rp")), Group("satfinite", (".satfinite",)),
+        Group("rnd", (".rn", ".rz", ".rm", ".rp")), Group("satfinite", (".satfinite",), repeatable=True),
         Group("kind", (".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4",
                        ".kind::f16", ".kind::tf32", ".kind::i8")),
         Group("block_scale", (".block_scale",)),
@@ -151,34 +195,35 @@ RECORDS = (
         Group("dtype", _MMA_TYPES), Group("atype", _MMA_TYPES), Group("btype", _MMA_TYPES),
         Group("ctype", _MMA_TYPES), Group("stype", _MMA_TYPES),
         Group("bitop", (".xor", ".and")), Group("popc", (".popc",)),
-    ), forms=_mma_forms(), operands={
-        "d": "=vec", "a": "vec", "b": "vec", "c": "vec",
-        "x1": "reg|vec|imm", "x2": "reg|vec|imm", "x3": "reg|vec|imm", "x4": "reg|vec|imm",
+    ), forms=_MMA_FORMS, operands={
+        "dk": "=vec", "ak": "vec", "bk": "vec", "ck": "vec",
+        "x1": "reg|vec|imm", "x2": "reg|vec|imm", "x3": "reg|vec|imm", "x4": "reg|vec|imm", **_ROLES,
     }),
     _sparse_mma("mma.sp"),
     _sparse_mma("mma.sp::ordered_metadata"),
 
+    # wgmma: ptxas 13.0 takes the wgmma instructions without `.aligned` (the ISA writes it)
     InstructionSpec("wgmma.fence", "PTX ISA 9.7.15.5.1 (wgmma.fence)", _SYNC,
-                    forms=(Form(".sync.aligned", ""),), gate=_WGMMA),
+                    forms=(Form(".sync{.aligned}", ""),), gate=_WGMMA),
     InstructionSpec("wgmma.commit_group", "PTX ISA 9.7.15.5.3 (wgmma.commit_group)", _SYNC,
-                    forms=(Form(".sync.aligned", ""),), gate=_WGMMA),
+                    forms=(Form(".sync{.aligned}", ""),), gate=_WGMMA),
     InstructionSpec("wgmma.wait_group", "PTX ISA 9.7.15.5.4 (wgmma.wait_group)", _SYNC,
-                    forms=(Form(".sync.aligned", "n"),), operands={"n": "imm:.u32"}, gate=_WGMMA),
+                    forms=(Form(".sync{.aligned}", "n"),), operands={"n": "imm:.u32"}, gate=_WGMMA),
     InstructionSpec("wgmma.mma_async", "PTX ISA 9.7.15.5.2 (wgmma.mma_async)", _SYNC + (
         Group("shape", _wgmma_shapes()),
         Group("dtype", (".f16", ".f32", ".s32")),
         Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
         Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
-        Group("satfinite", (".satfinite",)), Group("bitop", (".and",)), Group("popc", (".popc",)),
-    ), forms=_wgmma_forms(), operands={
-        "d": "=vec", "a": "reg|vec", "av": "vec", "b": "reg", "scale_d": "npred|imm",
-        "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm",
+        Group("satfinite", (".satfinite",), repeatable=True), Group("bitop", (".and",)), Group("popc", (".popc",)),
+    ), forms=_WGMMA_FORMS, operands={
+        "a": "reg:.b64|.u64", "b": "reg:.b64|.u64", "scale_d": "npred|imm",
+        "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm", **_ROLES,
     }, gate=_WGMMA),
     InstructionSpec("wgmma.mma_async.sp", "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)", _SYNC + (
         Group("shape", _wgmma_shapes(2)),
         Group("dtype", (".f16", ".f32", ".s32")),
         Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
         Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
-        Group("satfinite", (".satfinite",)),
+        Group("satfinite", (".satfinite",), repeatable=True),
     ), gate=_WGMMA),
 )
