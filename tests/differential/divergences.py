@@ -137,12 +137,12 @@ DIVERGENCES: tuple[Divergence, ...] = (
         "bf16-comparison-operand-quirks",
         "the boolean operand and sources of .bf16 comparisons",
         "ptxas 13.0 takes a constant for the boolean operand `c` of set/setp on every type but "
-        "`.bf16`/`.bf16x2` (there: \"Arguments mismatch\"), and takes a predicate register as a "
-        "`.bf16x2` source of set; ptxld applies one rule to every type (constants allowed for `c`, "
+        "`.bf16`/`.bf16x2` (there: \"Arguments mismatch\"), and takes a predicate or `.f32` register "
+        "as a `.bf16x2` source of set; ptxld applies one rule to every type (constants allowed for `c`, "
         "registers of the type's class for sources).",
         "isa.set.operands, isa.setp.operands cases, ptxas 13.0.88",
         lambda o: o.case.family in ("isa.set.operands", "isa.setp.operands") and ".bf16" in o.case.focus
-        and dict(o.case.tags).get("as") in ("imm", ".pred"),
+        and dict(o.case.tags).get("as") in ("imm", ".pred", ".f32"),
     ),
 )
 

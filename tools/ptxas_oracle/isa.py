@@ -65,6 +65,31 @@ def _sm(target: str) -> int:
 
 
 def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
+    """`_base_placements`, with the gate corner and the target sweep for the records measured
+    with them (`_swept`)."""
+    out = _base_placements(spec, form, values)
+    if not _swept(spec) or not out:
+        return out
+    gates = [g for g in (spec.gate, form.gate, *(spec.gates.get(v) for v in values.values())) if g]
+    min_ptx = max([g.min_ptx for g in gates] + [(6, 0)])
+    min_sm = max([g.min_sm or 0 for g in gates] + [30])
+    only = set().union(*[set(g.only_targets) for g in gates if g.only_targets]) if any(
+        g.only_targets for g in gates) else None
+    below = [g for g in gates if g.below_sm]
+    ok = [t for t in TARGETS if _sm(t) >= min_sm and (only is None or t in only)
+          and not any(_sm(t) >= g.below_sm for g in below)]
+    extra = []
+    # the corner of the gates: the oldest allowed target at the oldest version it allows
+    corner = next((t for t in ok if _sm(t) >= 75 and [v for v in versions_for(t) if v >= min_ptx]), None)
+    if corner is not None:
+        extra.append((corner, min(v for v in versions_for(corner) if v >= min_ptx)))
+    for t in SWEEP:
+        if t in ok:
+            extra.append((t, versions_for(t)[-1]))
+    return list(dict.fromkeys(out + extra))
+
+
+def _base_placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
     """(target, version) pairs for a well-formed instance: one its gates allow (the newest
     target when they ask for it), and the ones just below each gate."""
     gates = [g for g in (spec.gate, form.gate, *(spec.gates.get(v) for v in values.values())) if g]
@@ -77,10 +102,6 @@ def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
           and not any(_sm(t) >= g.below_sm for g in below)]
     out = []
     if ok:
-        # the corner of the gates: the oldest allowed target at the oldest version it allows
-        corner = next((t for t in ok if _sm(t) >= 75 and [v for v in versions_for(t) if v >= min_ptx]), None)
-        if corner is not None:
-            out.append((corner, min(v for v in versions_for(corner) if v >= min_ptx)))
         target = DEFAULT[0] if DEFAULT[0] in ok else ok[-1]
         vs = [v for v in versions_for(target) if v >= min_ptx]
         if vs:
@@ -101,10 +122,7 @@ def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
         if t is not None:
             vs = list(versions_for(t))
             out.append((t, vs[-1]))
-    for t in SWEEP:
-        if t in TARGETS and (only is None or t in only):
-            out.append((t, versions_for(t)[-1]))
-    return list(dict.fromkeys(out))
+    return out
 
 
 def _spellings(spec: InstructionSpec, form: Form, rng: random.Random) -> list[dict[str, str]]:
@@ -271,6 +289,17 @@ def _mutations_family(spec: InstructionSpec):
     return gen
 
 
+# records whose operand roles were measured with the operand swaps below (a record opts in by
+# its module once its roles pass them)
+OPERAND_SWEPT = frozenset({"ptxld.spec.instructions.floats", "ptxld.spec.instructions.compare",
+                           "ptxld.spec.instructions.logic", "ptxld.spec.instructions.convert",
+                           "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync"})
+
+
+def _swept(spec: InstructionSpec) -> bool:
+    return instructions.home_module(spec.name) in OPERAND_SWEPT or spec.name in ("add", "sub", "mov", "vote")
+
+
 def _operands_family(spec: InstructionSpec):
     def gen():
         rng = random.Random(f"isa.{spec.name}.operands")
@@ -312,7 +341,8 @@ def families(kernel, targets, versions) -> dict:
     for spec in records():
         out[f"isa.{spec.name}.forms"] = _forms_family(spec)
         out[f"isa.{spec.name}.mutations"] = _mutations_family(spec)
-        out[f"isa.{spec.name}.operands"] = _operands_family(spec)
+        if _swept(spec):
+            out[f"isa.{spec.name}.operands"] = _operands_family(spec)
     return out
 
 

@@ -438,7 +438,9 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
         if part.startswith("."):
             out.append(part)
         elif part[0] == "b" and part[1:].isdigit():
-            out.append("#" + part)       # a width class: a bit-type register of that size
+            out.append("." + part)       # a width class: `.b32` matches every 32-bit type
+        elif part.startswith("raw") and part[3:].isdigit():
+            out.append("#b" + part[3:])  # a bit-type register of that size
         else:
             v = d.get(part)
             if v is None:
@@ -486,7 +488,8 @@ def compatible(inst_type: str, reg_type: str) -> bool:
 
 
 def _as_bits(inst_type: str, reg_type: str) -> str:
-    if reg_type == ".f16x2" and inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s"):
+    if reg_type == ".f16x2" and (inst_type in (".u16x2", ".s16x2") or (
+            inst_type in TYPES and TYPES[inst_type].kind in ("b", "u", "s"))):
         return ".b32"
     return reg_type
 
@@ -571,8 +574,7 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                 out.append(("PTX0807", op.start, op.end, f"`.{comp}` is not a component of `{sr.name}` "
                             "(.x .y .z .w, or .r .g .b .a)", "unknown vector selector"))
             continue
-        if kind == "reg" and role.count is not None and role.write and isinstance(decl, Variable) \
-                and not decl.vector:
+        if kind == "reg" and role.count is not None and isinstance(decl, Variable) and not decl.vector:
             out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
                         "vector: a brace list or a `.v2`/`.v4` register", "vector expected"))
             continue

@@ -66,6 +66,12 @@ def names() -> frozenset[str]:
     return frozenset(_HOME)
 
 
+def home_module(name: str) -> str | None:
+    """The module that defines an instruction's record (`ptxld.spec.instructions.floats`)."""
+    home = _HOME.get(name)
+    return f"ptxld.spec.{home}" if home else None
+
+
 def spec_of(name: str) -> InstructionSpec | None:
     """The record of an instruction name (`"wmma.load"`), or None if it has none."""
     got = _LOADED.get(name)

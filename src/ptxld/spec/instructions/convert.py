@@ -129,7 +129,7 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     "d": "=reg:dtype+", "a": "reg|imm:atype+", "dn": "=reg:dtype", "an": "reg|imm:atype",
     "ai": "reg|imm|sreg:atype+",
     "b": "reg|imm:.f32", "bw": "reg|imm:.f32+", "af": "reg|imm:.f32",
-    "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:b32", "d8": "=reg:b16", "ah": "reg:.f16x2", "d2h": "=reg:.f16x2", "a8": "reg:b16",
+    "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:raw32", "d8": "=reg:raw16", "ah": "reg:.f16x2", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
 })
 
 _PACK = Gate((6, 5), 72, "cvt.pack", "cvt.pack: PTX ISA 6.5, sm_72.")

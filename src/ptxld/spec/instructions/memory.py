@@ -1,5 +1,4 @@
-"""Stores, atomics, reductions and prefetches (PTX ISA 9.7.9.10 st, 9.7.13.5 atom, 9.7.13.6 red,
-9.7.9.15 prefetch/prefetchu), measured against ptxas 13.0: which types each atomic operation
+"""Stores, atomics and reductions (PTX ISA 9.7.9.10 st, 9.7.13.5 atom, 9.7.13.6 red), measured against ptxas 13.0: which types each atomic operation
 takes ("Operation .add requires .u32 or .s32 or .u64 ..."), `.noftz` required on 16-bit float
 atomics, `.min/.max` on 16-bit floats only as vectors, the cache policy operand exactly when
 `.L2::cache_hint` is written, 128 bits at most per vector (256 on sm_100 .global stores).
@@ -76,7 +75,7 @@ _ST = InstructionSpec("st", "PTX ISA 9.7.9.10 (st)", (
     Group("space", _ST_SPACES), Group("cop", (".wb", ".cg", ".cs", ".wt")), Group("l1", _L1), _HINT,
     Group("vec", (".v2", ".v4", ".v8")), Group("type", _ST_TYPES),
 ), forms=_st_forms(), operands={
-    "a": "addr", "b": "reg|imm:type+", "bv": "vec:type+*vec", "policy": "reg|imm:.u64",
+    "a": "addr", "b": "reg|imm:type+", "bv": "vec|reg:type+*vec", "policy": "reg|imm:.u64",
 }, gates=_GATES)
 
 # atomic operations and the types ptxas 13.0 takes for each
@@ -161,22 +160,8 @@ def _atomic(name: str, section: str, sems: tuple[str, ...]) -> InstructionSpec:
     }, gates=_ATOM_GATES)
 
 
-_PREFETCH_SPACE = (".global", ".local")
 RECORDS = (
     _ST,
     _atomic("atom", "PTX ISA 9.7.13.5 (atom)", (".relaxed", ".acquire", ".release", ".acq_rel")),
     _atomic("red", "PTX ISA 9.7.13.6 (red)", (".relaxed", ".release")),
-    InstructionSpec("prefetch", "PTX ISA 9.7.9.15 (prefetch)", (
-        Group("space", _PREFETCH_SPACE + (".param", ".const")),
-        Group("level", (".L1", ".L2", ".L2::evict_last", ".L2::evict_normal")), Group("tensormap", (".tensormap",)),
-    ), forms=(
-        Form("{.space}.level", "a", where={"space": _PREFETCH_SPACE, "level": (".L1", ".L2")}),
-        Form("{.space}.level", "a", where={"space": (".global",), "level": (".L2::evict_last", ".L2::evict_normal")},
-             gate=Gate((7, 4), 80, "prefetch eviction priority", "prefetch.global.L2::evict_*: PTX ISA 7.4, sm_80.")),
-        Form("{.space}.tensormap", "a", where={"space": (".const", ".param")},
-             gate=Gate((8, 0), 90, "prefetch.tensormap", "prefetch.tensormap: PTX ISA 8.0, sm_90.")),
-    ), operands={"a": "addr"}, gate=Gate((2, 0), 20, "prefetch", "prefetch: PTX ISA 2.0, sm_20.")),
-    InstructionSpec("prefetchu", "PTX ISA 9.7.9.15 (prefetchu)", (Group("level", (".L1",)),),
-                    forms=(Form(".L1", "a"),), operands={"a": "addr"},
-                    gate=Gate((2, 0), 20, "prefetchu", "prefetchu: PTX ISA 2.0, sm_20.")),
 )
