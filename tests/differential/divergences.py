@@ -161,58 +161,12 @@ def _in(*families: str):
 
 OPEN_GAPS: tuple[Divergence, ...] = (
     Divergence(
-        "gap-wgmma-operands",
-        "wgmma.mma_async: operand kinds per form and the mixed-integer gate",
-        "Which wgmma operands may be vectors, registers or immediates in each form (A from registers "
-        "or a descriptor, scale and transpose immediates) and ptxas's PTX ISA 8.4 gate on mixed "
-        "`.s8`/`.u8` types are not fully modelled by the record.",
-        "isa.wgmma.mma_async.* cases, ptxas 13.0.88",
-        _in("isa.wgmma.mma_async.forms", "isa.wgmma.mma_async.mutations", "isa.wgmma.mma_async.operands"),
-    ),
-    Divergence(
-        "gap-async-operand-values",
-        "operand classes and values of the bulk-copy and mbarrier instructions",
-        "ptxas checks the register class of addresses, counts and sizes of cp.async.bulk, "
-        "cp.reduce.async.bulk, mbarrier.*, mapa, getctarank and createpolicy, and that bulk sizes "
-        "are multiples of 16; the records accept any register of the width and any immediate.",
-        "isa.*.operands cases of those instructions, ptxas 13.0.88",
-        _in("isa.cp.async.bulk.operands", "isa.cp.async.bulk.prefetch.operands",
-            "isa.cp.reduce.async.bulk.operands", "isa.createpolicy.operands", "isa.getctarank.operands",
-            "isa.mapa.operands", "isa.mbarrier.arrive.operands", "isa.mbarrier.arrive_drop.operands",
-            "isa.mbarrier.complete_tx.operands", "isa.mbarrier.expect_tx.operands",
-            "isa.mbarrier.init.operands", "isa.mbarrier.pending_count.operands",
-            "isa.mbarrier.test_wait.forms", "isa.mbarrier.test_wait.operands",
-            "isa.mbarrier.try_wait.operands"),
-    ),
-    Divergence(
-        "gap-video-operands",
-        "operand classes of the video instructions",
-        "Which register classes and immediates ptxas takes for the scalar and SIMD video "
-        "instructions' sources (SIMD sources take no immediate) is not fully in the records.",
-        "isa.v*.operands cases, ptxas 13.0.88",
-        _in(*(f"isa.{n}.operands" for n in (
-            "vabsdiff", "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad",
-            "vmax", "vmax2", "vmax4", "vmin", "vmin2", "vmin4", "vset", "vset2", "vset4", "vshl", "vshr",
-            "vsub", "vsub2", "vsub4"))),
-    ),
-    Divergence(
-        "gap-matrix-8bit-forms",
-        "the sm_100 8-bit ldmatrix/stmatrix forms and movmatrix operands",
-        "ptxas 13.0 refuses the `.m16n16`/`.m8n16` `.b8` forms on plain sm_100 (it takes them on the "
-        "`a`/`f` targets); the record gates them on sm_100. movmatrix's operand classes are not "
-        "fully modelled.",
-        "isa.ldmatrix/stmatrix forms and mutations, isa.movmatrix.operands, ptxas 13.0.88",
-        _in("isa.ldmatrix.forms", "isa.ldmatrix.mutations", "isa.stmatrix.forms", "isa.stmatrix.mutations",
-            "isa.movmatrix.operands"),
-    ),
-    Divergence(
         "gap-scalar-operand-classes",
         "register classes of a few scalar instructions' operands",
-        "A handful of operand-swap cases of add, fma, bar, barrier, bmsk, fns, szext, mov, st and "
-        "vote differ from ptxas in which register class or immediate an operand takes.",
+        "A handful of operand-swap cases of fma, bar, barrier, mov, st and vote differ from ptxas in "
+        "which register class or immediate an operand takes.",
         "isa.*.operands cases of those instructions, ptxas 13.0.88",
-        _in("isa.add.operands", "isa.fma.operands", "isa.bar.operands", "isa.barrier.operands",
-            "isa.bmsk.operands", "isa.fns.operands", "isa.szext.operands", "isa.mov.operands",
-            "isa.st.forms", "isa.st.operands", "isa.vote.operands"),
+        _in("isa.fma.operands", "isa.bar.operands", "isa.barrier.operands", "isa.mov.operands",
+            "isa.st.forms", "isa.vote.operands"),
     ),
 )
