@@ -40,8 +40,8 @@ def format(source: str, *, filename: str = "<string>") -> str:  # noqa: A001 - t
     """The canonical text of a module (what `ptxld fmt` prints). Raises `FormatError` (a
     ValueError) on a module with syntax errors or a comment it cannot place: text is never lost."""
     # the printer only when formatting, for start-up time
-    from .ptx.printer import format_module
-    return format_module(parse(_text(source, "format"), filename=filename))
+    from .ptx.formatting import format_text
+    return format_text(_text(source, "format"), filename=filename)
 
 
 def check(source: str, *, filename: str = "<string>", strict: bool = False, select=None,

@@ -132,8 +132,8 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
     import difflib
 
     # start-up time: the parser and printer only for the commands that use them
-    from .ptx.parser import parse
-    from .ptx.printer import FormatError, format_module
+    from .ptx.formatting import format_text
+    from .ptx.printer import FormatError
 
     status = 0
     for file in files:
@@ -145,7 +145,7 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
             status = max(status, 1)
             continue
         try:
-            out = format_module(parse(text, filename=name))
+            out = format_text(text, filename=name)
         except FormatError as e:
             click.echo(str(e), err=True)
             status = max(status, 1)

@@ -121,3 +121,13 @@ def test_mutations_change_the_text():
     with open(SMALL[0], encoding="utf-8") as f:
         text = f.read()
     assert sum(mutate(text, random.Random(s)) != text for s in range(20)) >= 18
+
+
+# mutants that once failed: a `.globl` left inside a body whose `}` was swapped away ran on into
+# the next function, and `format` changed what the module says (now refused)
+REGRESSIONS = [("tests/kernels/ptx/sm_90a/loadforms_wmma.ptx", 1059842146)]
+
+
+@pytest.mark.parametrize("path, seed", REGRESSIONS)
+def test_mutants_that_once_failed(path, seed):
+    _run(os.path.join(_REPO, path), seed)
