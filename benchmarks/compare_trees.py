@@ -70,7 +70,7 @@ def main():
         if bef is None:                   # the before tree cannot run this kernel
             before = "- | - | "
             speedup = "-"
-            bef = {"one_cta_seconds": float("nan")}
+            bef = {}
         else:
             rb = bef["thread_instructions"] / bef["seconds"]
             before = f"{bef['seconds']:.3f} | {rb / 1e6:.1f} | "
@@ -79,7 +79,8 @@ def main():
         print(f"| {k} | {aft['threads']:,} | {ti:,} | {before}"
               f"{aft['seconds']:.3f} | **{ra / 1e6:.1f}** | {speedup} | "
               f"{ti / aft['cpu_seconds'] / 1e6:.1f} | "
-              f"{bef['one_cta_seconds'] * 1e3:.2f} / {aft['one_cta_seconds'] * 1e3:.2f} ms | "
+              + (f"{bef['one_cta_seconds'] * 1e3:.2f}" if "seconds" in bef else "-")
+              + f" / {aft['one_cta_seconds'] * 1e3:.2f} ms | "
               + (f"{br / 1e6:.3f} | {ra / br:.0f}x |" if br else "- | - |"))
 
 
