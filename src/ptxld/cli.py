@@ -72,6 +72,10 @@ class _Group(click.Group):
         except RecursionError:
             click.echo("error: input nests too deeply to process", err=True)
             sys.exit(2)
+        except MemoryError:  # the machine's memory ran out before ptxld's own budget did
+            click.echo("error: out of memory; for `run`, lower --memory-budget or the launch size",
+                       err=True)
+            sys.exit(2)
         except Exception as e:  # pragma: no cover - a bug in ptxld, reported without a traceback
             click.echo(f"internal error: {type(e).__name__}: {e}\n"
                        "this is a bug in ptxld; please report it with the input", err=True)

@@ -142,7 +142,10 @@ def test_layers_read_top_down():
 # Function-level imports of ptxld modules today: the command line's subcommands, the API's
 # `parse`/`format`/`check`/`Module`/`Diagnostic`/`RawModule` (the parser is ~22 ms that
 # `ptxld --version` does not need), the renderers, the process pool, the wmma pictures and the
-# wmma tables the checker needs only for `wmma.load` (2.4 ms of every `ptxld check` otherwise).
+# wmma tables the checker needs only for `wmma.load` (2.4 ms of every `ptxld check` otherwise),
+# the matrix pictures of `explain`, and the memory report loaded with `ptxld.RawModule` (it
+# registers the report the emulator returns with memory_report=True; at module level it would
+# bring NumPy into `import ptxld`: 1.0 ms without it, NumPy alone is ~55 ms).
 # Lower it when one goes; raising it needs a start-up measurement that asks for it.
 MAX_FUNCTION_LEVEL_IMPORTS = 20
 

@@ -91,6 +91,13 @@ def test_malformed_suppressions_are_reported(comment):
     assert codes(check_source(text)) == ["PTX0902"]
 
 
+def test_a_syntax_error_cannot_be_silenced():
+    text = Example(body="add.u32 %r1, %r2 %r3;  // ptxld: ignore[PTX0001]").source()
+    diags = check_source(text)
+    assert codes(diags) == ["PTX0001", "PTX0902"]
+    assert "cannot be silenced" in next(d.message for d in diags if d.code == "PTX0902")
+
+
 def test_suppressed_and_selected_rules_together():
     text = TWO.replace("[%rd0];\n", "[%rd0];  // ptxld: ignore[PTX0203]\n", 1)
     assert codes(check_source(text, ignore=["PTX09"])) == ["PTX0202"]
@@ -177,3 +184,10 @@ def test_every_spelling_of_the_table_is_found(tmp_path, table):
     (tmp_path / "pyproject.toml").write_text(table)
     (tmp_path / "k.ptx").write_text(TWO)
     assert _codes_of(_run([str(tmp_path / "k.ptx")])) == ["PTX0203"]
+
+
+def test_standard_input_reads_the_configuration_of_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "ptxld.toml").write_text('select = ["PTX0203"]\n')
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check", "--format", "json", "-"], input=TWO)
+    assert _codes_of(res) == ["PTX0203"]

@@ -6,7 +6,6 @@ References: the kernel corpus's NumPy references (cases_async.py), the PTX ISA's
 fault, and cuTensorMapEncodeTiled's documented parameter requirements."""
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
@@ -483,3 +482,98 @@ def test_run_command_takes_the_completion_mode(tmp_path):
                                       str(tmp_path / "out.npy")])
         assert r.exit_code == 0, r.output
         assert_matches({"mode": "exact"}, np.load(tmp_path / "out.npy"), pc.expected[mode](args)[0])
+
+
+def _bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_bulk_reduce_bf16_min_max(op, tmp_path):
+    """cp.reduce.async.bulk .min/.max.bf16 into global memory: element-wise over the bf16
+    values, -0 below +0, a NaN loses to a number."""
+    body = f"""ld.param.u64 %rd1, [p];
+ld.param.u64 %rd2, [q];
+mov.u32 %r1, buf;
+mov.u32 %r2, bar;
+mbarrier.init.shared::cta.b64 [%r2], 1;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r2], 32;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 32, [%r2];
+LOOP:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], 0;
+@!%p1 bra LOOP;
+cp.reduce.async.bulk.global.shared::cta.bulk_group.{op}.bf16 [%rd1], [%r1], 32;
+cp.async.bulk.commit_group;
+cp.async.bulk.wait_group.read 0;"""
+    k, src = kernel(body, params=".param .u64 p, .param .u64 q",
+                    decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[32];")
+    ptxas_accepts(src, tmp_path)
+    vals = np.array([1.0, -2.0, 3.5, -0.0, 0.0, np.nan, 7.0, -1.5, 100.0, -100.0, 0.25, 2.0, -3.0, 8.0, 0.5, 1.0],
+                    np.float32)
+    other = np.array([2.0, -3.0, 3.5, 0.0, -0.0, 4.0, np.nan, -1.0, -100.0, 100.0, 0.5, 2.0, 3.0, -8.0, 0.0, 1.0],
+                     np.float32)
+    acc = (vals.view(np.uint32) >> 16).astype(np.uint16)
+    src_bits = (other.view(np.uint32) >> 16).astype(np.uint16)
+    out = acc.copy()
+    k(1, 1, [out, src_bits])
+    a, b = _bf16_value(acc), _bf16_value(src_bits)
+    want = np.fmin(a, b) if op == "min" else np.fmax(a, b)
+    got = _bf16_value(out)
+    assert np.array_equal(got, want)
+    zeros = (a == 0) & (b == 0)
+    assert (np.signbit(got[zeros]) == (op == "min")).all()
+
+
+def test_test_wait_can_return_false_and_the_thread_goes_on(tmp_path):
+    """A test_wait whose phase cannot complete yet returns false (here the waiting thread itself
+    owes the missing arrival): the thread takes its other path instead of hanging."""
+    body = """ld.param.u64 %rd1, [p];
+mov.u32 %r1, bar;
+mbarrier.init.shared::cta.b64 [%r1], 2;
+mbarrier.arrive.shared::cta.b64 %rd2, [%r1];
+mbarrier.test_wait.shared::cta.b64 %p1, [%r1], %rd2;
+selp.u32 %r2, 1, 0, %p1;
+st.global.u32 [%rd1], %r2;
+@%p1 bra DONE;
+mbarrier.arrive.shared::cta.b64 %rd3, [%r1];
+mbarrier.test_wait.shared::cta.b64 %p1, [%r1], %rd2;
+selp.u32 %r2, 1, 0, %p1;
+st.global.u32 [%rd1+4], %r2;
+DONE:"""
+    k, src = kernel(body, decls=".shared .align 8 .b64 bar;")
+    ptxas_accepts(src, tmp_path)
+    a = np.full(2, 7, np.uint32)
+    k(1, 1, [a])
+    assert list(a) == [0, 1]
+
+
+def test_memory_report_sees_cp_async():
+    """With the memory report on, every cp.async tells its global read: the double-buffered
+    GEMM reads each A and B tile once per CTA, n*n/256 CTAs x k/16 steps x 2 tiles of 1 KiB,
+    in 32-byte sectors with no excess (16 aligned bytes per thread, four threads per row)."""
+    case = next(c for c in CASES_ASYNC if c.name == "async_gemm")
+    k = ptxld.RawModule(path=KERNELS_DIR / case.ptx[0]).get_function(case.entry)
+    args = case.make_args()
+    report = k(case.grid, case.block, args, memory_report=True).to_dict()
+    rows = [r for r in report["lines"] if r["instruction"].startswith("cp.async.cg")]
+    n, kk = int(args[3]), int(args[4])
+    assert len(rows) == 4 and all(r["kind"].startswith("cp.async") for r in rows)
+    assert sum(r["sectors"] for r in rows) == (n // 16) ** 2 * (kk // 16) * 2 * 1024 // 32
+    assert all(r["excess_sectors"] == 0 for r in rows)
+
+
+def test_tensor_map_in_a_const_variable(tmp_path):
+    """A map written into a module .const variable (RawModule.get_const, as cudaMemcpyToSymbol)
+    is read from the constant bank."""
+    body = LOAD_ROW.replace("[MAP,", "[%rd1,")
+    body = "mov.u64 %rd1, cmap;\ncvta.const.u64 %rd1, %rd1;\n" + body
+    src = HEAD + ".const .align 64 .b8 cmap[128];\n" + module(
+        body, params=".param .u64 p, .param .u64 t",
+        decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[64];")[len(HEAD):]
+    ptxas_accepts(src, tmp_path)
+    mod = ptxld.RawModule(code=src)
+    t = np.arange(8 * 16, dtype=np.uint32).reshape(8, 16) + 1000
+    mod.get_const("cmap")[:] = np.frombuffer(bytes(ptxld.TensorMap.tiled(t, box=(16, 1))), np.uint8)
+    out = np.zeros(8, np.uint32)
+    mod.get_function("k")(1, 1, [out, t])
+    assert (out[:4] == t[2, :4]).all() and (out[4:] == t[2, 12:]).all()

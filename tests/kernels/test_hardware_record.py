@@ -46,6 +46,9 @@ HARDWARE_REFUSED = {
     # traversal stride; boxes at (-8, 9, 2), (16, 8, 2) and inside the tensor load. Which rule the
     # TMA unit enforces there is not established yet (the ISA text allows negative coordinates).
     "tma_load_3d_strided": "CUDA_ERROR_ILLEGAL_INSTRUCTION on an H200 (driver 580.159)",
+    # a rank-1 and a rank-5 tensor copy on one barrier; refused with the boxes inside the tensor
+    # too, so not for their coordinates; which copy the hardware refuses is not established
+    "async_tma_rank15": "CUDA_ERROR_ILLEGAL_INSTRUCTION on an H200 (driver 580.159)",
 }
 
 
@@ -53,7 +56,7 @@ def test_records_cover_the_corpus():
     assert RECORDS, "no hardware record committed"
     recorded = {(r["case"], r["ptx"]) for r in RECORDS}
     # every case and PTX file that existed when the record was taken is in it; newer ones may not be
-    assert len(recorded) >= 150
+    assert len(recorded) >= 247
     assert all(r["status"] in ("match", "differs", "error") for r in RECORDS)
 
 

@@ -3,12 +3,15 @@ annotated-source HTML (PTX, and CUDA where .file/.loc map it), the access pictur
 from __future__ import annotations
 
 import json
+import shutil
 import struct
+import subprocess
 import xml.etree.ElementTree as ET
 import zlib
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 import ptxld
@@ -138,3 +141,23 @@ def test_cli_cache_preset_and_picture_name_checks(tmp_path):
     assert r.exit_code == 2 and "--show-access LINE" in r.output
     r = CliRunner().invoke(main, base)                     # no report asked: the plain summary
     assert r.exit_code == 0 and "thread-instructions" in r.output and "memory report" not in r.output
+
+
+@pytest.mark.nvcc
+def test_html_maps_nvcc_lineinfo_ptx_to_the_cuda_source(tmp_path):
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not installed")
+    cu = PTX.parents[2] / "cuda" / "memreport_access.cu"
+    ptx = tmp_path / "li.ptx"
+    subprocess.run(["nvcc", "-O3", "-ptx", "-std=c++17", "-arch=sm_80", "-lineinfo", str(cu),
+                    "-o", str(ptx)], check=True)
+    mod = ptxld.RawModule(path=ptx)
+    rep = mod.get_function("transpose_unpadded")(1, (32, 32), [np.zeros(1024, np.float32),
+                                                               np.zeros(1024, np.float32)],
+                                                 memory_report=True)
+    html = report_html(rep)
+    cuda_part = html[html.index("CUDA source"):html.index("<h2>PTX")]
+    row = next(r for r in cuda_part.split("<tr") if "out[y * 32 + x] = tile[x][y];" in r)
+    cells = [c.split("<")[0] for c in row.split("<td>")[1:]]
+    # SHOWN order: requests, sectors, ideal, excess, wavefronts, conflicts: the column read
+    assert cells[4:6] == ["1024", "992"]

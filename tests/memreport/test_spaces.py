@@ -3,6 +3,9 @@ local memory (interleaved per warp, as the docs describe), atomics, wmma loads, 
 and the hook costs nothing without a report. Small hand-written PTX where a form is needed."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -15,6 +18,10 @@ def ln(src: str, needle: str) -> int:
     """The line number of the first line of `src` containing `needle`."""
     return next(n for n, t in enumerate(src.splitlines(), 1) if needle in t)
 
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+sys.path.insert(0, str(KERNELS))
+from cases_sm90 import CASES_SM90  # noqa: E402  (the corpus manifest)
 
 HEAD = """.version 8.0
 .target sm_80
@@ -220,3 +227,112 @@ def test_a_copy_counts_one_execution_and_both_sides():
     # the shared write: 4 phases of 8 lanes x 16 bytes, one wavefront each
     assert (r["wavefronts"], r["bank_conflicts"]) == (4, 0)
     assert r["requests"] == 2 and r["spaces"] == [".global", ".shared"]
+
+
+CP_ASYNC = HEAD + """
+.visible .entry k(.param .u64 pg, .param .u64 pout, .param .u32 limit)
+{
+.reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .pred %p<2>;
+.shared .align 16 .b8 buf[512];
+ld.param.u64 %rd1, [pg];
+ld.param.u64 %rd2, [pout];
+ld.param.u32 %r5, [limit];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd3, %r1, 16;
+add.s64 %rd4, %rd1, %rd3;
+mov.u32 %r2, buf;
+shl.b32 %r3, %r1, 4;
+add.s32 %r4, %r2, %r3;
+setp.lt.u32 %p1, %r1, %r5;
+selp.u32 %r6, 16, 0, %p1;
+cp.async.cg.shared.global [%r4], [%rd4], 16, %r6;
+cp.async.commit_group;
+cp.async.wait_all;
+ld.shared.u32 %r7, [%r4];
+mul.wide.u32 %rd5, %r1, 4;
+add.s64 %rd6, %rd2, %rd5;
+st.global.u32 [%rd6], %r7;
+ret;
+}
+"""
+
+
+@pytest.mark.parametrize("limit,read_sectors", [(32, 16), (16, 8), (0, 0)])
+def test_cp_async_counts_its_global_read_and_shared_write(limit, read_sectors):
+    mod = ptxld.RawModule(code=CP_ASYNC)
+    g = np.arange(128, dtype=np.uint32)
+    out = np.zeros(32, np.uint32)
+    rep = mod.get_function("k")(1, 32, [g, out, np.uint32(limit)], memory_report=True)
+    t = np.arange(32)
+    np.testing.assert_array_equal(out, np.where(t < limit, g[4 * t], 0))
+    r = rep.line(ln(CP_ASYNC, "cp.async.cg"))
+    assert (r["executions"], r["threads"]) == (1, 32)
+    # lanes below `limit` read 16 bytes each (src-size 16), the rest read nothing (src-size 0):
+    # contiguous from an aligned base; .cg: L2 only
+    assert (r["sectors"], r["sectors_ideal"]) == (read_sectors, read_sectors)
+    assert (r["l1_misses"], r["l2_misses"]) == (0, read_sectors)
+    # every lane writes 16 bytes of shared memory: 4 phases of 8 lanes, one wavefront each
+    assert (r["wavefronts"], r["bank_conflicts"]) == (4, 0)
+
+
+def test_tensor_copy_counts_the_global_box():
+    # tma_tile_noswizzle (sm90_tma.cu): a 32 x 20 uint32 tensor with rows of 32 elements in
+    # memory, 12 x 16 boxes at (12 bx, 16 by) for 4 CTAs; elements outside the tensor are not read
+    case = next(c for c in CASES_SM90 if c.name == "tma_tile_noswizzle")
+    args = case.make_args()
+    tmap_arg = args[0]
+    tmap = ptxld.TensorMap.tiled(tmap_arg.view(args), box=tmap_arg.box)
+    mod = ptxld.RawModule(path=KERNELS / case.ptx[0])
+    rep = mod.get_function(case.entry)(case.grid, case.block, [tmap, *args[1:]], memory_report=True)
+    np.testing.assert_array_equal(args[2], case.reference(args)[0])
+    r = next(x for x in rep.lines if x["instruction"].startswith("cp.async.bulk.tensor"))
+    sectors = ideal = 0
+    every = set()
+    for by in range(2):
+        for bx in range(2):
+            cols = [x for x in range(12 * bx, 12 * bx + 12) if x < 20]
+            rows = range(16 * by, 16 * by + 16)
+            byte = {(y * 32 + x) * 4 + k for y in rows for x in cols for k in range(4)}
+            sectors += len({v // 32 for v in byte})
+            ideal += -(-len(byte) // 32)
+            every |= {v // 32 for v in byte}
+    assert (r["executions"], r["threads"]) == (4, 4)
+    assert (r["sectors"], r["sectors_ideal"]) == (sectors, ideal)
+    # past L1; a sector two boxes share (bytes 32-63 of a row) misses in L2 once, then hits
+    assert r["l1_misses"] == 0 and r["l2_misses"] == len(every)
+    assert r["l2_hits"] == sectors - len(every)
+
+
+LDMATRIX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 pout, .param .u32 stride)
+{
+.reg .b64 %rd<6>; .reg .b32 %r<12>;
+.shared .align 16 .b8 buf[2048];
+ld.param.u64 %rd1, [pout];
+ld.param.u32 %r9, [stride];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, buf;
+mad.lo.u32 %r3, %r1, %r9, %r2;
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%r3];
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r4;
+ret;
+}
+"""
+
+
+@pytest.mark.parametrize("stride,wavefronts", [
+    (16, 4),      # 32 rows of 16 bytes side by side: 4 phases of 8 rows, one wavefront each
+    (64, 16),     # rows 64 bytes apart: in a phase rows 0,2,4,6 share banks 0-3 and rows
+                  # 1,3,5,7 banks 16-19, four words per bank: 4 wavefronts per phase
+])
+def test_ldmatrix_rows_in_shared_phases(stride, wavefronts):
+    mod = ptxld.RawModule(code=LDMATRIX)
+    rep = mod.get_function("k")(1, 32, [np.zeros(32, np.uint32), np.uint32(stride)],
+                                memory_report=True)
+    r = rep.line(ln(LDMATRIX, "ldmatrix"))
+    assert r["spaces"] == [".shared"] and r["executions"] == 1
+    assert (r["wavefronts"], r["wavefronts_ideal"]) == (wavefronts, 4)

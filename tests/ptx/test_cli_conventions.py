@@ -93,3 +93,35 @@ def test_api_rejects_text_grids():
         assert "'12'" in str(e)
     else:
         raise AssertionError("a grid given as a string was accepted")
+
+
+def test_readme_lists_every_command():
+    import os
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md"), encoding="utf-8").read()
+    ctx = main.make_context("ptxld", ["--help"], resilient_parsing=True)
+    for name in main.list_commands(ctx):
+        assert f"`ptxld {name}" in readme, name
+        cmd = main.get_command(ctx, name)
+        for sub in getattr(cmd, "commands", {}):
+            assert sub in readme, (name, sub)
+    for option in ("rules [--format", "--color", "--memory-budget", "--max-steps", "--max-call-depth"):
+        assert option in readme, option
+    assert "3 internal error" in readme and "130" in readme
+
+
+def test_wmma_and_ld_models_spell_spaces_and_types_alike():
+    text = (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            ".reg .b32 %r<9>;\n.reg .f32 %f<2>;\n.reg .b64 %rd<3>;\n"
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd1];\n"
+            "ld.global.f32 %f1, [%rd1];\nret;\n}\n")
+    rows = [json.loads(x) for x in CliRunner().invoke(main, ["parse", "--json", "-"], input=text).stdout.splitlines()]
+    assert [(r["space"], r["type"]) for r in rows] == [(".global", ".f16"), (".global", ".f32")]
+    assert [i.load.type for i in ptxld.parse(text).loads()] == [".f16", ".f32"]
+
+
+def test_running_out_of_memory_is_a_clear_error(monkeypatch):
+    def exhausted(path):
+        raise MemoryError
+    monkeypatch.setattr("ptxld.cli.read_ptx", exhausted)
+    r = CliRunner().invoke(main, ["parse", "x.ptx"])
+    assert r.exit_code == 2 and "out of memory" in r.output and "internal error" not in r.output

@@ -85,7 +85,8 @@ def test_wmma_load_parses_to_its_qualifiers_and_round_trips(case):
     assert not module.diagnostics, (text, module.diagnostics)
     [ins] = module.loads()
     m = ins.load
-    assert (m.matrix, m.shape, m.type) == (spec.matrix, spec.shape, spec.type)
+    assert (m.matrix, m.shape, m.element_type) == (spec.matrix, spec.shape, spec.type)
+    assert m.type == "." + spec.type  # spelt as in `ld` models
     assert len(m.dests) == spec.nregs
     again = parse(format_module(module))
     assert _model(again) == _model(module)

@@ -7,6 +7,8 @@ import pytest
 
 import ptxld
 from ptxld.sass import SassError, assemble, lower
+from ptxld.sass.encoding import decode
+from ptxld.sass.syntax import format_instruction
 
 from sass_vectors import lowering, registers_symbolic, unguarded, words_ptxas
 
@@ -76,10 +78,19 @@ def test_subword_extraction_matches_ptxas():
 
 
 def test_lowered_loads_assemble():
-    for r in _compiled()[:200]:
-        for t in lower(r["ptx"], uniform=r["uniform"]):
-            if LOAD.match(t):
-                assemble(t)
+    """Every load the lowering prints assembles to a word that disassembles to the same load."""
+    rows = _compiled()[:200]
+    words = []
+    for r in rows:
+        loads = [t for t in lower(r["ptx"], uniform=r["uniform"]) if LOAD.match(t)]
+        assert loads, r["ptx"]          # every compiled variant lowers to at least one load
+        for t in loads:
+            word = assemble(t)
+            again = format_instruction(decode(word))
+            assert assemble(again) == word, (t, again)
+            words.append(word)
+    assert len(rows) == 200 and len(words) >= len(rows)
+    assert len(set(words)) >= 10         # the variants are not one instruction
 
 
 def test_ptxas_rejections_are_rejected():

@@ -86,7 +86,9 @@ def encode_tensor_map(arg, device_ptr: int) -> bytes:
     oob = (cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE if arg.oob_fill == "zero"
            else cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)
     dims = [cu.cuuint64_t(d) for d in arg.dims]
-    strides = [cu.cuuint64_t(s) for s in arg.strides]
+    # rank 1 has no strides, but the driver refuses a null globalStrides (CUDA_ERROR_INVALID_VALUE
+    # on an H200, driver 580.159): pass one unused stride, as a C++ host passes a pointer
+    strides = [cu.cuuint64_t(s) for s in arg.strides] or [cu.cuuint64_t(-(-arg.dims[0] * arg.itemsize // 16) * 16)]
     estrides = [cu.cuuint32_t(e) for e in (arg.element_strides or (1,) * arg.rank)]
     if arg.mode == "tiled":
         box = [cu.cuuint32_t(b) for b in arg.box]

@@ -1,7 +1,10 @@
-"""The checker: every rule of the load instructions, per PTX version and target.
+"""The checker: every rule, per PTX version and target.
 
-`check_source(text)` parses the module, then runs one linear pass: header rules once, the
-instruction-name and declared-name rules on every instruction, and the deep rules only on loads.
+`check_source(text)` parses the module, then runs one linear pass over the checking functions
+the rule modules registered (`registry.rule`), by trigger: the module's once, then per
+instruction those of its kind (unknown name, guard, `ld` opcode and operands, store, ISA record,
+`wmma.load`), then the declared-name rules a scope at a time. Only functions that can report an
+enabled code run (`select`/`ignore`); suppression comments are applied last (`suppress.py`).
 """
 from __future__ import annotations
 

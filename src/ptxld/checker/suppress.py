@@ -119,10 +119,13 @@ def _read(source: Source) -> tuple[list[Suppression], list[Diagnostic]]:
             s, e = list_start + part.start(), list_start + part.end()
             code = part.group().upper()
             if not re.fullmatch(_CODE, code) or code not in RULES:
-                problems.append(_diag(source, "PTX0902", s, e, f"`{part.group()}` is not a rule code",
-                                      label="no such rule",
-                                      help="name whole rule codes such as PTX0203 (`ptxld rules` lists them); "
-                                           "syntax errors (PTX00xx) cannot be silenced"))
+                syntax = code.startswith("PTX00")
+                problems.append(_diag(source, "PTX0902", s, e,
+                                      f"`{part.group()}` is a syntax error's code: it cannot be silenced"
+                                      if syntax else f"`{part.group()}` is not a rule code",
+                                      label="not a rule" if syntax else "no such rule",
+                                      help="fix the syntax error" if syntax else
+                                      "name whole rule codes such as PTX0203 (`ptxld rules` lists them)"))
                 bad = True
                 continue
             codes.append((code, s, e))

@@ -146,12 +146,12 @@ def check_wmma_load(c: Checker, ins, m) -> None:
                help="use `.global`, `.shared` (`::cta`) or a generic address")
     spec = None
     if not missing:
-        key = (m.shape, m.matrix, m.type)
+        key = (m.shape, m.matrix, m.element_type)
         spec = _spec().fragment(*key) if _spec().is_legal(*key) else None
         if spec is None:
             legal = sorted({f.type for f in _spec().legal_combinations() if f.shape == m.shape and f.matrix == m.matrix})
             t = q["type"]
-            c.emit("PTX0504", t[1], t[2], f"`.{m.type}` is not a type of matrix {m.matrix.upper()} for `.{m.shape}`",
+            c.emit("PTX0504", t[1], t[2], f"`.{m.element_type}` is not a type of matrix {m.matrix.upper()} for `.{m.shape}`",
                    label="not in the wmma.load table",
                    help=("types for this shape and matrix: " + ", ".join("." + x for x in legal)) if legal else "",
                    notes=["ptxas 13.0 reports this combination with an internal builtin-library error"]
@@ -160,12 +160,12 @@ def check_wmma_load(c: Checker, ins, m) -> None:
             if spec.source != "isa":
                 t = q["type"]
                 c.emit("PTX0510", t[1], t[2],
-                       f"the PTX ISA's table has no `.{m.matrix}` `.{m.type}` for `.{m.shape}` (ptxas accepts it)",
+                       f"the PTX ISA's table has no `.{m.matrix}` `.{m.element_type}` for `.{m.shape}` (ptxas accepts it)",
                        label="outside the PTX ISA's table", notes=[spec.note] if spec.note else [])
             if m.layout not in spec.layouts:
                 lay = q["layout"]
                 c.emit("PTX0505", lay[1], lay[2],
-                       f"matrix {m.matrix.upper()} of `.{m.type}` must be `.{spec.layouts[0]}`",
+                       f"matrix {m.matrix.upper()} of `.{m.element_type}` must be `.{spec.layouts[0]}`",
                        label="layout not allowed", help=f"write `.{spec.layouts[0]}`", fix="." + spec.layouts[0])
             check_wmma_gates(c, spec, m, _spec().SHARED_CTA_GATE)
     _vector_qualifier(c, m, spec)
@@ -201,13 +201,13 @@ def _vector_qualifier(c: Checker, m, spec) -> None:
     if not vec:
         return
     n = int(vec[0][1:])
-    bits = n * _spec().ELEMENT_BITS.get(m.type, 0)
+    bits = n * _spec().ELEMENT_BITS.get(m.element_type, 0)
     if bits > 128:
-        c.emit("PTX0216", vec[1], vec[2], f"`.{vec[0]}` of `.{m.type}` is {bits} bits wide",
+        c.emit("PTX0216", vec[1], vec[2], f"`.{vec[0]}` of `.{m.element_type}` is {bits} bits wide",
                label="wider than 128 bits", help="remove it", fix="")
     elif spec is not None and n != spec.nregs:
         c.emit("PTX0507", vec[1], vec[2],
-               f"`.{vec[0]}` does not match the {spec.nregs} register(s) of a `.{m.matrix}` `.{m.type}` "
+               f"`.{vec[0]}` does not match the {spec.nregs} register(s) of a `.{m.matrix}` `.{m.element_type}` "
                f"fragment of `.{m.shape}`", label=f"{spec.nregs} registers expected",
                help="remove it" + (f", or write `.v{spec.nregs}`" if spec.nregs > 1 else ""), fix="")
     else:
@@ -229,7 +229,7 @@ def _fragment(c: Checker, ins, m, spec) -> None:
         return
     if spec is not None and len(items) != spec.nregs:
         c.emit("PTX0507", d.start, d.end,
-               f"a `.{m.matrix}` `.{m.type}` fragment of `.{m.shape}` has {spec.nregs} register(s), not {len(items)}",
+               f"a `.{m.matrix}` `.{m.element_type}` fragment of `.{m.shape}` has {spec.nregs} register(s), not {len(items)}",
                label=f"{len(items)} registers", help=f"use {spec.nregs} registers")
         return
     for x in items:
@@ -248,7 +248,7 @@ def _fragment(c: Checker, ins, m, spec) -> None:
             continue
         if spec is not None and var.type.lstrip(".") not in spec.register_classes:
             c.emit("PTX0508", x.start, x.end,
-                   f"`{x.name}` ({var.type}) cannot hold a `.{m.type}` fragment element",
+                   f"`{x.name}` ({var.type}) cannot hold a `.{m.element_type}` fragment element",
                    label=f"{var.type} register",
                    help="use " + " or ".join(f"`.{r}`" for r in spec.register_classes) + " registers")
             return

@@ -13,10 +13,11 @@ from ..ptx.parser import parse
 from ..spec.launch import launch_problems, target_number
 from . import errors
 from . import ptxtypes
+from .handlers import CompileError
 from .machine import DEFAULT_MAX_CALL_DEPTH, Batch
 from .memory import LAYOUT32, LAYOUT64, GlobalMemory, Segment, Spaces
 from .cluster_shape import launch_cluster
-from .program import Program, _align_up
+from .program import Program, _align_up, var_size
 from .tensormap import TensorMap, bind_tensor_maps
 from .trace import new_recorder
 
@@ -103,8 +104,11 @@ class RawModule:
         self.module = module
         self.filename = filename
         self.gmem = GlobalMemory(LAYOUT(module), memory_budget)
-        self.program = Program(module, self.gmem)
-        self.program.init_variables()
+        try:
+            self.program = Program(module, self.gmem)
+            self.program.init_variables()
+        except CompileError as e:  # e.g. an initializer naming no variable
+            raise errors.ModuleError(f"{filename}: {e}", []) from None
 
     def get_function(self, name: str) -> "Kernel":
         f = self.program.funcs.get(name)
@@ -119,6 +123,15 @@ class RawModule:
         for v, seg in self.program.global_seg.items():
             if v.name == name:
                 return seg.data[:seg.size]
+        raise KeyError(name)
+
+    def get_const(self, name: str) -> np.ndarray:
+        """The bytes of a module `.const` variable (a live view, as cudaMemcpyToSymbol writes
+        them): what is written here is what the module's kernels read, e.g. a tensor map."""
+        prog = self.program
+        for v, off in prog.const_off.items():
+            if v.name == name:
+                return prog.const.data[off:off + var_size(v)]
         raise KeyError(name)
 
 

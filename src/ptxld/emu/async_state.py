@@ -98,6 +98,8 @@ class AsyncState:
         self.bulk_on: dict = {}                       # barrier key -> {seq: operation}
         self.bulk_committed = np.zeros(n, np.int64)   # bulk async-groups committed per thread
         self.waiters: dict = {}                       # barrier key -> [Waiter]
+        self.phases_completed = 0                     # phase completions so far (progress)
+        self.gave_up_at = -1                          # phases_completed when waits last timed out
         self.place_of: dict = {}                      # barrier key -> Place (for reports)
 
     def next_seq(self) -> int:
@@ -254,14 +256,18 @@ def _pack_many(phase, pending, expected, count) -> np.ndarray:
             | (np.asarray(expected, np.uint64) << np.uint64(20)) | np.asarray(pending, np.uint64))
 
 
-def release_waiters(b, place: Place):
+def release_waiters(b, place: Place, completed: bool = True):
+    """Wake the threads waiting on a barrier: its phase completed (the wait returns true), or,
+    with `completed` False, their wait timed out (false)."""
     st = peek(b)
     if st is None:
         return
+    if completed:
+        st.phases_completed += 1
     ws = st.waiters.pop(place.key, None)
     for w in ws or ():
         idx = w.tids if len(w.tids) != b.N else None
-        w.dest(b, idx, np.ones(len(w.tids), bool))
+        w.dest(b, idx, np.full(len(w.tids), completed, bool))
         b.schedule(w.pc + 1, idx)
 
 
@@ -391,14 +397,24 @@ def complete_everything(b) -> bool:
 @stall_resolver(order=-1)
 def _async_on_stall(b) -> bool:
     """Nothing can run: the copies in flight finish (the hardware finishes them eventually),
-    which may complete barrier phases and wake their waiters."""
+    which may complete barrier phases and wake their waiters. If that wakes no one, the waits
+    time out once (test_wait and try_wait return false, as the ISA lets them), so a thread that
+    does other work meanwhile can go on; a second stall with no phase completed in between is
+    the deadlock `_mbarrier_deadlock` reports."""
     st = peek(b)
     if st is None:
         return False
     before = sum(len(v) for v in st.waiters.values())
     progressed = complete_everything(b)
     after = sum(len(v) for v in st.waiters.values())
-    return progressed and (after < before or bool(b.groups))
+    if progressed and (after < before or bool(b.groups)):
+        return True
+    if after and st.phases_completed > st.gave_up_at:
+        st.gave_up_at = st.phases_completed
+        for key in [k for k, v in st.waiters.items() if v]:
+            release_waiters(b, st.place_of[key], completed=False)
+        return True
+    return False
 
 
 @stall_resolver(order=5)

@@ -124,7 +124,8 @@ def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_step
     dims = (_dims(grid, "--grid"), _dims(block, "--block"), None if cluster is None else _dims(cluster, "--cluster"))
     if out_dir is not None:
         _writable_dir(out_dir)
-    progress = _Progress() if sys.stderr.isatty() else None
+    # a bar only on a terminal; piped output gets the summary line alone
+    progress = _Progress() if sys.stderr.isatty() and sys.stdout.isatty() else None
     try:
         mod = RawModule(path=file, memory_budget=memory_budget)
         k = mod.get_function(kernel)

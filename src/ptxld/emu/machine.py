@@ -81,7 +81,7 @@ class Batch:
         if idx is None:
             if not isinstance(val, np.ndarray) or val.shape[:1] != (self.N,):
                 val = np.broadcast_to(val, (self.N,) + np.shape(val)[1:]).copy()
-            elif val.base is not None:
+            elif val.base is not None or not val.flags.writeable:   # a view, or a shared immediate
                 val = val.copy()
             w = self.slot_width[s]
             if w == 1 and val.dtype != np.bool_:

@@ -68,6 +68,24 @@ def var_align(v: Variable) -> int:
     return n
 
 
+def _immediate_source(bits, w: int):
+    """An immediate operand: the same value in every active thread, as an array shaped like a
+    register read (PTX ISA: an immediate is broadcast to every thread). The array for each
+    thread count is made once and kept read-only; `Batch.wr` copies it before storing it."""
+    made: dict[int, np.ndarray] = {}
+
+    def read(b, idx):
+        n = b.count(idx)
+        arr = made.get(n)
+        if arr is None:
+            if len(made) >= 8:            # divergent code reads it with many thread counts
+                made.clear()
+            arr = made[n] = ptxtypes.full(bits, w, n)
+            arr.flags.writeable = False
+        return arr
+    return read
+
+
 class Program:
     def __init__(self, module, gmem):
         self.module = module
@@ -93,6 +111,7 @@ class Program:
         self.global_seg: dict = {}
         self.func_by_addr: dict[int, str] = {}
         self.local_range: dict[str, tuple[int, int]] = {}
+        self.param_offsets: dict[int, int] = {}   # id(kernel parameter) -> its byte offset
         self._place_module_variables()
         self._layout_functions()
 
@@ -247,6 +266,8 @@ class Program:
         key = (id(v), name, comp)
         s = self.slot_of.get(key)
         if s is None:
+            if v.type not in ptxtypes.WIDTH:  # a declaration the checker reports (PTX ISA types only)
+                raise CompileError(f"register `{name}` has no PTX type (`{v.type}`)")
             s = len(self.slot_width)
             self.slot_of[key] = s
             self.slot_width.append(ptxtypes.WIDTH[v.type])
@@ -322,7 +343,6 @@ class Program:
                     plist.append((p, off, var_size(p)))
                     off += var_size(p)
                 self.kernel_params[f.name] = plist
-                self.param_offsets = getattr(self, "param_offsets", {})
                 for p, o, _ in plist:
                     self.param_offsets[id(p)] = o
             else:
@@ -452,8 +472,7 @@ class Program:
         """Compile a source operand read as type `t` -> fn(batch, idx) -> raw bits array."""
         w = ptxtypes.WIDTH[t]
         if isinstance(node, (Int, Float)):
-            bits = ptxtypes.immediate_bits(node, t)
-            return lambda b, idx: ptxtypes.full(bits, w, b.count(idx))
+            return _immediate_source(ptxtypes.immediate_bits(node, t), w)
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable) and v.space == ".reg":
@@ -530,7 +549,7 @@ class Program:
         if isinstance(node, Name):
             v = self.lookup(node.name, ins)
             if isinstance(v, Variable):
-                if v.space == ".param" and id(v) in getattr(self, "param_offsets", {}):
+                if v.space == ".param" and id(v) in self.param_offsets:
                     return self.param_offsets[id(v)]
                 return self.var_address(v, generic=False)
             if node.name in self.funcs:

@@ -13,10 +13,12 @@ from ..ptx.nodes import Address, Int, Name, Variable
 from . import async_state as A
 from . import errors
 from .alu import atom_combine
+from .alu.core import Unsupported
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
-from .sem_mem import AddressOperand
+from .sem_mem import AddressOperand, _policy_source
+from .trace import hints_of
 
 
 def _is_pred(prog, ins, node) -> bool:
@@ -91,6 +93,8 @@ def compile_cp_async(op, prog):
         raise CompileError("cp.async has too many operands")
     dst = AddressOperand(prog, ops[0], ".shared", ins)
     src = AddressOperand(prog, ops[1], ".global", ins)
+    hints = hints_of(d)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         st = A.state(b)
@@ -110,6 +114,12 @@ def compile_cp_async(op, prog):
             ss = np.full(n, size, np.int64)
         if ignore is not None:
             ss = np.where(ignore(b, act), 0, ss)
+        tr = b.trace
+        if tr is not None:
+            # the global read (src-size bytes per thread, none with ignore-src), the shared write
+            tr.record(b, op, "cp.async.src", ".global", act, sa, ss, hints,
+                      policy(b, act) if policy else None)
+            tr.record(b, op, "cp.async.dst", ".shared", act, da, size, hints, None)
         (backing, idx, _), = b.sp.resolve(".shared", da, size, tids, True)
         rec = A.CpRecord()
         rec.seq, rec.op, rec.tids, rec.size = st.next_seq(), op, tids.copy(), size
@@ -231,16 +241,51 @@ def cluster_targets(b, tid: int, addr: int, mask: int | None, pos: int = 0) -> l
     return [((r + 1) << SHARED_RANK_SHIFT) | off for r in range(n) if (mask >> r) & 1]
 
 
+_HALF = {".f16": "f16", ".bf16": "bf16"}
+
+
+def _half_values(bits: np.ndarray, t: str) -> np.ndarray:
+    if t == ".f16":
+        return bits.view(np.float16).astype(np.float32)
+    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def _half_minmax(t: str, take_max: bool):
+    """min/max of f16/bf16 elements: the smaller (larger) value; -0 below +0; a NaN operand
+    yields the other operand, two NaNs the canonical NaN (PTX ISA min/max)."""
+    def run(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        a, b = _half_values(old, t), _half_values(new, t)
+        with np.errstate(invalid="ignore"):
+            pick_b = (b > a) if take_max else (b < a)
+            tie = (a == b) & (np.signbit(b) != np.signbit(a))
+            pick_b |= tie & (np.signbit(a) if take_max else np.signbit(b))
+        out = np.where(pick_b, new, old)
+        out = np.where(np.isnan(a) & ~np.isnan(b), new, out)
+        out = np.where(np.isnan(b) & ~np.isnan(a), old, out)
+        return np.where(np.isnan(a) & np.isnan(b), np.uint16(0x7FFF), out).astype(np.uint16)
+    return run
+
+
 def _combiner(redop: str | None, rtype: str | None):
+    """The element combiner of a bulk reduction (raw bytes in, raw bytes out), or None for a
+    plain copy. Raises CompileError for a combination the emulator does not reduce."""
     if redop is None:
         return None
     op = redop[1:]
     t = rtype
     if op in ("and", "or", "xor") and t and t[1] in "us":
         t = ".b" + t[2:]
-    fn = atom_combine(op, t, ftz=(t == ".f32"))
-    width = {".f16": 16, ".bf16": 16}.get(t, int(t[2:]))
-    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    if op in ("inc", "dec") and t in (".s32", ".b32"):
+        t = ".u32"                                     # the same bits, counted unsigned
+    width = 16 if t in _HALF else int(t[2:]) if t and t[2:].isdigit() else 0
+    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}.get(width)
+    try:
+        if dt is None:
+            raise Unsupported(f"{t} elements")
+        fn = _half_minmax(t, op == "max") if (t in _HALF and op in ("min", "max")) else \
+            atom_combine(op, t, ftz=(t == ".f32"))
+    except Unsupported as e:
+        raise CompileError(f"a .{op} reduction of {t} elements is not one the PTX ISA defines ({e})") from None
 
     def combine(old: np.ndarray, new: np.ndarray) -> np.ndarray:
         o, n = old.view(dt), new.view(dt)
@@ -309,11 +354,24 @@ def _compile_bulk(op, prog, reduce: bool):
     if reduce and combine is None:
         raise CompileError(f"`{ins.opcode}` needs a reduction operation and type")
     what = ins.decoded.name
+    hints = hints_of(d)
+    policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
         tids = b.threads(act)
         da, sa = dst.values(b, act), src.values(b, act)
         sizes = size_src(b, act).astype(np.int64)
+        tr = b.trace
+        if tr is not None:
+            # the bulk-copy unit, not the warp's lanes, moves shared memory: only the global
+            # side is told (read from global, or written/reduced into it)
+            pol = policy(b, act) if policy else None
+            if src_sp == ".global":
+                tr.record(b, op, what + ".src", ".global", act, sa, sizes, hints, pol)
+            if dst_sp == ".global":
+                # the write is the only side told: ".write" (counts the execution), not ".dst"
+                tr.record(b, op, what + (".dst" if src_sp == ".global" else ".write"), ".global",
+                          act, da, sizes, hints, pol)
         masks = mask_src(b, act).astype(np.int64) if mask_src is not None else None
         bars = mbar.values(b, act) if mbar is not None else None
         for k, t in enumerate(tids):
@@ -348,8 +406,23 @@ def compile_bulk_reduce(op, prog):
 
 @handler("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor")
 def compile_bulk_prefetch(op, prog):
-    # a hint to bring data into L2: no values change
-    op.run = lambda b, act: None
+    # a hint to bring data into L2: no values change. The memory report is told of the plain
+    # form's range ([a], size); a tensor prefetch names a tensor-map box, which it is not told.
+    ins = op.ins
+    ops = ins.operands
+    if ins.decoded.name != "cp.async.bulk.prefetch" or len(ops) < 2 or not isinstance(ops[0], Address):
+        op.run = lambda b, act: None
+        return
+    aop = AddressOperand(prog, ops[0], ".global", ins)
+    size_src = prog.source(ops[1], ".u32", ins)
+    hints = hints_of(ins.decoded)
+
+    def run(b, act):
+        tr = b.trace
+        if tr is not None:
+            tr.record(b, op, "prefetch", ".global", act, aop.values(b, act),
+                      size_src(b, act).astype(np.int64), hints, None)
+    op.run = run
 
 
 @handler("cp.async.bulk.commit_group")

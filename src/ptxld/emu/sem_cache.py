@@ -166,7 +166,8 @@ def compile_cache_op(op, prog):
         return
     aop = AddressOperand(prog, addr, space, ins)
     hints = hints_of(d)
-    size = C.LINE_OPERAND_SIZE
+    # discard/applypriority name the 128 bytes at an aligned a; prefetch the line holding a
+    size = C.LINE_OPERAND_SIZE if align > 1 else 1
 
     def run(b, act):
         tr = b.trace

@@ -21,6 +21,7 @@ from ..wmma import mma_math
 from . import errors
 from . import ptxtypes
 from .handlers import CompileError, handler, stall_resolver
+from .trace import NO_HINTS
 from .memory import Fault, gather, scatter
 from .sem_mem import AddressOperand
 from .sem_warp import gated
@@ -152,6 +153,9 @@ def compile_ldmatrix(op, prog):
     def body(b, act):
         t = b.threads(act)
         addrs, threads = rows.rows(b, act, t, nrows)
+        if b.trace is not None:
+            # each lane that names a row reads its 16 bytes (the memory report's shared phases)
+            b.trace.record(b, op, "ldmatrix", rows.space, threads, addrs, S.ROW_BYTES, NO_HINTS, None)
         parts = rows.resolve(b, addrs, threads, False)
         matrix = gather(parts, len(addrs), 16, 8).reshape(-1, nrows, 8)   # per warp, b16
         vals = lay.gather(matrix.astype(np.uint64)).reshape(len(t), count, 2)
@@ -172,6 +176,8 @@ def compile_stmatrix(op, prog):
     def body(b, act):
         t = b.threads(act)
         addrs, threads = rows.rows(b, act, t, nrows)
+        if b.trace is not None:
+            b.trace.record(b, op, "stmatrix", rows.space, threads, addrs, S.ROW_BYTES, NO_HINTS, None)
         vals = L.unpack(read_regs(b, src, t), lay.frag).reshape(-1, 32, count, 2)
         matrix = lay.scatter(vals).astype(np.uint16).reshape(-1, 8)
         parts = rows.resolve(b, addrs, threads, True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ptx.nodes import Address, Sink
 from . import errors
-from .async_state import (M20, PHASE, Bars, apply, barrier_word, check_initialised, pack, park,
+from .async_state import (M20, Bars, apply, check_initialised, pack, park,
                           settle_barrier)
 from .handlers import CONTROL, CompileError, handler
 from .memory import Fault
@@ -234,5 +234,3 @@ def compile_pending_count(op, prog):
         dest(b, act, (state(b, act).astype(np.uint64) & np.uint64(M20)).astype(np.uint32))
     op.run = run
 
-
-__all__ = ["barrier_refs", "PHASE", "barrier_word"]

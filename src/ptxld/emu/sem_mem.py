@@ -73,7 +73,7 @@ class AddressOperand:
                 self.mask = mask & 0xFFFFFFFF
             return
         if isinstance(v, Variable) and v.space == ".param":
-            if id(v) in getattr(prog, "param_offsets", {}):
+            if id(v) in prog.param_offsets:
                 base = prog.param_offsets[id(v)]
                 self.uniform = (base + off + (prog.layout.param if space == "generic" else 0)) & mask
                 return

@@ -10,10 +10,6 @@ from .handlers import CompileError
 _AXES = {"x": 0, "y": 1, "z": 2, None: 0, "w": 3}
 
 
-def _u32(v, n):
-    return np.full(n, v & 0xFFFFFFFF, np.uint32)
-
-
 def special_reader(name: str, comp: str | None):
     axis = _AXES.get(comp)
     if axis is None:

@@ -20,6 +20,7 @@ from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
 from .sem_async import _combiner, cluster_targets, issue, span
 from .sem_mem import AddressOperand
+from .trace import hints_of
 
 _DIMS = {".1d": 1, ".2d": 2, ".3d": 3, ".4d": 4, ".5d": 5}
 
@@ -131,8 +132,12 @@ def _compile_tensor(op, prog, reduce: bool):
             raise CompileError("a .multicast::cluster copy needs a ctaMask operand")
         mask_src = prog.source(rest[0], ".u16", ins)
 
+    hints = hints_of(d)
+    kind = d.name + (".write" if store else ".src")
+
     def run(b, act):
         tids = b.threads(act)
+        traced = [] if b.trace is not None else None
         maps = tmap.values(b, act)
         cs = np.stack([c(b, act).astype(np.int32).astype(np.int64) for c in coords], axis=1)
         offs = (np.stack([o(b, act).astype(np.uint16).view(np.int16).astype(np.int64) for o in offsets], axis=1)
@@ -149,13 +154,38 @@ def _compile_tensor(op, prog, reduce: bool):
                 raise Fault(errors.MisalignedAddressError, k, int(sa[k]), ".shared",
                             f"tensor copy: shared address {int(sa[k]):#x} is not 128-byte aligned",
                             "a shared-memory box aligned to 128 bytes")
+            if traced is not None:
+                traced.append((t, _global_runs(f, idx[ok])))
             if store:
-                combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
+                try:
+                    combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
+                except CompileError as e:
+                    raise Fault(E.AsyncCopyError, k, int(maps[k]), "generic", str(e),
+                                "a reduction the PTX ISA defines for the tensor map's data type") from None
                 _issue_store(b, op, t, f, idx, ok, int(sa[k]), nbytes, combine, k)
             else:
                 _issue_load(b, op, t, f, idx, ok, int(sa[k]), nbytes, int(bars[k]),
                             None if masks is None else int(masks[k]), k)
+        if traced:
+            # the global side of the box, as contiguous runs of the issuing thread (the shared
+            # side is written by the bulk-copy unit, not by lanes)
+            who = np.concatenate([np.full(len(r[0]), t, np.intp) for t, r in traced])
+            addr = np.concatenate([r[0] for _, r in traced])
+            size = np.concatenate([r[1] for _, r in traced])
+            b.trace.record(b, op, kind, ".global", who, addr, size, hints, None)
     op.run = run
+
+
+def _global_runs(f, idx):
+    """(start address, bytes) of each run of consecutive elements of a box in global memory."""
+    es = f["esize"]
+    addr = _global_addresses(f, idx)
+    if len(addr) == 0:
+        return addr, np.zeros(0, np.int64)
+    brk = np.flatnonzero(np.diff(addr.astype(np.int64)) != es) + 1
+    starts = np.r_[0, brk]
+    lengths = np.diff(np.r_[starts, len(addr)])
+    return addr[starts], lengths.astype(np.int64) * es
 
 
 #: a tensor reduction combines elements of the map's data type (CUtensorMapDataType code)

@@ -14,6 +14,7 @@ The 128 bytes are this emulator's own encoding (CUDA's is opaque and undocumente
 """
 from __future__ import annotations
 
+import functools
 import struct
 
 import numpy as np
@@ -223,14 +224,21 @@ def tile_elements(f: dict, coords) -> tuple[np.ndarray, np.ndarray]:
     """(element indices per dimension as an (n, rank) array in shared-memory order, in-bounds
     mask) of a tiled box at `coords` (innermost first): ceil(box / stride) elements per
     dimension, `stride` apart."""
-    axes = []
-    for c, n, e in zip(coords, f["box"], f["estrides"]):
-        axes.append(int(c) + e * np.arange(-(-n // e), dtype=np.int64))
-    grids = np.meshgrid(*reversed(axes), indexing="ij")           # outermost first
-    idx = np.stack([g.reshape(-1) for g in reversed(grids)], axis=1)   # innermost first
+    idx = _box_steps(tuple(f["box"]), tuple(f["estrides"])) + np.asarray(coords, np.int64)
     dims = np.array(f["dims"], np.int64)
     ok = ((idx >= 0) & (idx < dims)).all(axis=1)
     return idx, ok
+
+
+@functools.lru_cache(maxsize=256)
+def _box_steps(box: tuple, estrides: tuple) -> np.ndarray:
+    """The element offsets of a box from its first element, (n, rank), innermost fastest: one
+    array per box shape (a kernel loads the same box shape many times)."""
+    axes = [e * np.arange(-(-n // e), dtype=np.int64) for n, e in zip(box, estrides)]
+    grids = np.meshgrid(*reversed(axes), indexing="ij")           # outermost first
+    steps = np.stack([g.reshape(-1) for g in reversed(grids)], axis=1)   # innermost first
+    steps.setflags(write=False)
+    return steps
 
 
 def im2col_elements(f: dict, coords, offsets) -> tuple[np.ndarray, np.ndarray]:
@@ -272,17 +280,22 @@ def im2col_elements(f: dict, coords, offsets) -> tuple[np.ndarray, np.ndarray]:
 
 def element_offsets(f: dict, idx: np.ndarray) -> np.ndarray:
     """Byte offsets from the global address of (n, rank) element indices."""
-    off = idx[:, 0] * f["esize"]
-    for k, s in enumerate(f["strides"]):
-        off = off + idx[:, k + 1] * int(s)
-    return off
+    return idx @ np.array((f["esize"], *f["strides"]), np.int64)
 
 
 def shared_offsets(f: dict, base: int, n_elements: int) -> np.ndarray:
     """Shared-memory byte address of every byte of a box laid out densely from `base`, with
-    the map's swizzle applied (PTX ISA tensor swizzling modes)."""
-    addr = base + np.arange(n_elements * f["esize"], dtype=np.int64)
-    return SW.swizzle(addr, f["swizzle"])
+    the map's swizzle applied (PTX ISA tensor swizzling modes). The patterns repeat every
+    1024 bytes at most, so one table per (mode, base mod 1024, size) serves every box."""
+    low = base % 1024
+    return _swizzled_run(f["swizzle"], low, n_elements * f["esize"]) + (base - low)
+
+
+@functools.lru_cache(maxsize=256)
+def _swizzled_run(mode: str, low: int, nbytes: int) -> np.ndarray:
+    out = SW.swizzle(low + np.arange(nbytes, dtype=np.int64), mode)
+    out.setflags(write=False)
+    return out
 
 
 def oob_bits(f: dict) -> int:

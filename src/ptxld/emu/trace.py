@@ -8,7 +8,9 @@ memory instruction's semantics then calls
 once per execution, before touching memory:
 
 * `kind`: "ld", "st", "atom", "red", "prefetch", "prefetchu", "discard", "applypriority",
-  "cp.async.src"/"cp.async.dst" (or another copy's name), "wmma.load", "wmma.store", ...;
+  "wmma.load", "wmma.store", ...; a copy tells its read as "<name>.src" and its write as
+  "<name>.dst" (the write adds traffic, not another execution), or its write alone as
+  "<name>.write" (`cp.async.src`/`.dst`, `cp.async.bulk.src`, `cp.reduce.async.bulk.write`);
 * `space`: the instruction's state space, or "generic" (the recorder resolves the window);
 * `act`: the executing thread indices of the batch (None: all), `addr`: one uint64 address per
   executing thread (in `space`), `size`: bytes each thread moves (a scalar, or one per thread);

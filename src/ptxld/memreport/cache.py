@@ -84,6 +84,36 @@ class SectorCache:
             s = self.sets[line % self.n_sets] = OrderedDict()
         return s
 
+    def access(self, line: int, mask: int, priority, allocate: bool, dirty: bool = False):
+        """A lookup of the sectors of `mask`: -> (hit mask, dirty sectors written back). Hit or
+        not, the line becomes most recently used and takes `priority` (None: unchanged); with
+        `allocate` the missing sectors are filled (evicting a victim for a new line). The same
+        as present + touch + fill, with one set lookup (this is the model's inner loop)."""
+        key = line % self.n_sets
+        s = self.sets.get(key)
+        if s is None:
+            s = self.sets[key] = OrderedDict()
+        entry = s.get(line)
+        if entry is not None:
+            hit = entry.valid & mask
+            if hit or allocate:
+                s.move_to_end(line)
+                if priority is not None:
+                    entry.priority = priority
+            if allocate:
+                entry.valid |= mask
+                if dirty:
+                    entry.dirty |= mask
+            return hit, 0
+        if not allocate:
+            return 0, 0
+        written_back = self._evict(s) if len(s) >= self.ways else 0
+        entry = s[line] = Line(EVICT_NORMAL if priority is None else priority)
+        entry.valid = mask
+        if dirty:
+            entry.dirty = mask
+        return 0, written_back
+
     def present(self, line: int) -> int:
         """The valid-sector mask of a line (0 when absent); no LRU update."""
         entry = self._set(line).get(line)

@@ -118,7 +118,7 @@ def sectors(warp: np.ndarray, addr: np.ndarray, size) -> tuple[int, int, int]:
 def wavefronts(warp: np.ndarray, lane: np.ndarray, addr: np.ndarray, size) -> tuple[int, int]:
     """(wavefronts, ideal wavefronts) of shared-memory accesses, summed over the warps."""
     s = max(int(np.max(size)), WORD)
-    lanes_per_phase = min(32, LINE // s)
+    lanes_per_phase = max(1, min(32, LINE // s))
     phase_id = warp.astype(np.int64) * 32 + (lane // lanes_per_phase).astype(np.int64)
     words, ph = expand(addr, size, WORD, phase_id)
     ph, words = distinct_pairs(ph, words)

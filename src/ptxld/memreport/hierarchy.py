@@ -46,13 +46,15 @@ class MemorySystem:
         need = mask                                  # sectors L1 does not supply
         l1 = plan.l1
         if l1 == cache_policy.L1_LOOKUP:
-            c = self.l1_of(cta)
-            hit = c.present(line) & mask
-            n.l1_hits += _bits(hit)
-            n.l1_misses += _bits(mask & ~hit)
+            c = self.l1.get(cta) or self.l1_of(cta)
+            # the missing sectors are allocated now rather than after L2 answers: the two caches
+            # are independent, so the order changes nothing
+            hit, _ = c.access(line, mask, plan.l1_priority, plan.l1_allocate and not plan.last_use)
+            n.l1_hits += _POPCOUNT[hit]
             need = mask & ~hit
-            if hit:
-                c.touch(line, plan.l1_priority)
+            n.l1_misses += _POPCOUNT[need]
+            if plan.last_use:
+                c.invalidate(line, mask)
         elif l1 == cache_policy.L1_INVALIDATE:
             c = self.l1.get(cta)
             if c is not None:
@@ -66,13 +68,7 @@ class MemorySystem:
             mask = FULL
         if need:
             self._l2(plan, line, need, l2_priority, n)
-        if l1 == cache_policy.L1_LOOKUP:
-            c = self.l1_of(cta)
-            if plan.last_use:
-                c.invalidate(line, mask)
-            elif need and plan.l1_allocate:
-                c.fill(line, need, plan.l1_priority)
-        elif l1 == cache_policy.L1_WRITE:
+        if l1 == cache_policy.L1_WRITE:
             self.l1_of(cta).fill(line, mask, plan.l1_priority)
         elif l1 == cache_policy.L1_FILL_LINE and need:
             self.l1_of(cta).fill(line, FULL, plan.l1_priority)
@@ -80,11 +76,19 @@ class MemorySystem:
     def _l2(self, plan, line, mask, priority, n: Counts) -> None:
         l2 = self.l2
         kind = plan.l2
+        if kind == cache_policy.L2_READ and plan.fill <= SECTOR:          # the common case, in one lookup
+            hit, written_back = l2.access(line, mask, priority, True)
+            miss = mask & ~hit
+            n.l2_hits += _POPCOUNT[hit]
+            n.l2_misses += _POPCOUNT[miss]
+            n.dram_read += _POPCOUNT[miss]
+            n.dram_write += written_back
+            return
         if kind == cache_policy.L2_WRITE:
-            hit = l2.present(line) & mask
+            hit, written_back = l2.access(line, mask, priority, True, dirty=True)
             n.l2_hits += _bits(hit)
             n.l2_misses += _bits(mask & ~hit)
-            n.dram_write += l2.fill(line, mask, priority, dirty=True)
+            n.dram_write += written_back
             if plan.write_through:
                 n.dram_write += _bits(mask)
             return

@@ -29,7 +29,7 @@ class AccessGrid:
         if self.shared:
             self.columns = [f"b{b}" for b in range(BANKS)]
             s = max(int(np.max(size)), WORD)
-            per_phase = min(32, 128 // s)
+            per_phase = max(1, min(32, 128 // s))
             self.conflict = [0] * BANKS
             for phase in range(32 // per_phase):
                 sel = (ln // per_phase) == phase

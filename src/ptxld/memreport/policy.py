@@ -25,13 +25,14 @@ PRIORITY = {".L1::evict_first": EVICT_FIRST, ".L1::evict_normal": EVICT_NORMAL,
 STORE_KINDS = frozenset({"st", "wmma.store", "stmatrix", "cp.async.dst", "st.async"})
 ATOMIC_KINDS = frozenset({"atom", "red", "red.async"})
 CACHE_KINDS = frozenset({"prefetch", "prefetchu", "discard", "applypriority"})
+BULK_KINDS = ("cp.async.bulk", "cp.reduce.async.bulk")
 #: spaces the L1/L2 model serves (shared memory has its own banks; .const and .param reads go
 #: through the constant cache, which the model leaves out)
 CACHED_SPACES = frozenset({".global", ".local"})
 
 
 def is_store(kind: str) -> bool:
-    return kind in STORE_KINDS or kind.endswith((".dst", ".store"))
+    return kind in STORE_KINDS or kind.endswith((".dst", ".write", ".store"))
 
 
 class Plan:
@@ -73,6 +74,13 @@ def plan_for(kind: str, space: str, hints) -> Plan:
         l2_priority = PRIORITY[hints.l2]
     # .L2::64B/128B/256B: a hint to bring that much (aligned) data into L2 with the access
     fill = max(SECTOR, hints.prefetch or 0)
+    if kind.startswith(BULK_KINDS):
+        # the bulk-copy (TMA) unit moves data between L2 and shared memory, past L1 (model); a
+        # bulk reduction into global memory is performed at L2 like an atomic
+        if not is_store(kind):
+            return Plan(L1_BYPASS, L2_READ, l2_priority=l2_priority, fill=fill)
+        return Plan(L1_INVALIDATE, L2_ATOMIC if kind.startswith("cp.reduce") else L2_WRITE,
+                    l2_priority=l2_priority, write=True)
     if kind in ATOMIC_KINDS:
         # atomics are performed at L2 (model): the L1 copy of the line is dropped, L2 does a
         # read-modify-write, fetching a missing sector from DRAM

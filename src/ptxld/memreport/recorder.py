@@ -43,7 +43,7 @@ class PcStats:
         self.pc, self.line, self.text, self.kind, self.hints = op.pc, op.line, op.text, kind, hints
         self.spaces: set[str] = set()
         self.executions = self.threads = self.requests = 0
-        self.sectors = self.sectors_ideal = self.bytes_requested = self.bytes_distinct = 0
+        self.sectors = self.sectors_ideal = self.bytes_requested = 0
         self.wavefronts = self.wavefronts_ideal = 0
         self.cache = Counts()
         self.sample = None               # one warp's access: (lanes, addresses, sizes, space)
@@ -96,7 +96,15 @@ class Recorder:
         if not kind.endswith(".dst"):
             # a copy tells its read ("<name>.src") and its write ("<name>.dst"): one execution
             st.executions += coalescing.distinct_count(tids // 32)
-            st.threads += len(tids)
+            # distinct: a thread may tell several pieces (a tensor copy's runs, wmma rows)
+            st.threads += coalescing.distinct_count(tids)
+        if size.ndim and not size.all():
+            # threads that move no bytes (cp.async with src-size 0): executed, nothing accessed
+            moved = size > 0
+            if not moved.any():
+                return
+            tids, addr, size = tids[moved], addr[moved], size[moved]
+            policy = None if policy is None else np.asarray(policy)[moved]
         space = _SPACE.get(space, space)
         if space != "generic":
             self._account(st, b, kind, space, tids, addr, size, hints, policy)
@@ -132,10 +140,9 @@ class Recorder:
                 st.wavefronts += w
                 st.wavefronts_ideal += ideal
             else:
-                n, ideal, distinct = coalescing.sectors(warp, addr, size)
+                n, ideal, _ = coalescing.sectors(warp, addr, size)
                 st.sectors += n
                 st.sectors_ideal += ideal
-                st.bytes_distinct += distinct
         if plan.l1 == cache_policy.L1_NONE and plan.l2 == cache_policy.L2_NONE:
             return
         self._cache(st, b, plan, tids, warp, addr, size, policy)

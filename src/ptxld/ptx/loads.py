@@ -148,6 +148,12 @@ class WmmaLoadModel(_Load):
         return self.get("matrix")
 
     @property
+    def type(self) -> str | None:
+        """The element type spelt as in `ld` models (`.f16`)."""
+        t = self.get("type")
+        return "." + t.lstrip(".") if t else None
+
+    @property
     def element_type(self) -> str | None:
         """The element type as the wmma tables name it (`f16`)."""
         t = self.get("type")
@@ -244,8 +250,10 @@ def to_json(model) -> dict:
         out["space"] = model.space or "generic"
         out["cache_policy"] = describe_operand(model.cache_policy) if model.cache_policy else None
     else:
-        for g in ("matrix", "sync", "aligned", "layout", "shape", "space", "type"):
+        for g in ("matrix", "sync", "aligned", "layout", "shape"):
             out[g] = model.get(g)
+        out["space"] = model.space or "generic"   # spelt as for `ld`: `.global`, `.f16`
+        out["type"] = model.type
         out["stride"] = describe_operand(model.stride) if model.stride is not None else None
     out["guard"] = ({"negated": ins.guard.negated, "predicate": ins.guard.name.text}
                     if ins.guard else None)

@@ -26,9 +26,6 @@ vshr vsub vsub2 vsub4 wgmma wmma xor
 LOAD_MNEMONICS = frozenset({"ld", "wmma"})
 
 
-def is_known(mnemonic: str) -> bool:
-    return mnemonic in MNEMONICS
-
 class SpecialRegister:
     """A predefined, read-only register (PTX ISA chapter 10): its type, the components it has
     (`%tid.x`, also written `.r .g .b .a`; ptxas accepts `.w` too; "" for a scalar) and the gate of

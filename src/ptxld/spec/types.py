@@ -93,11 +93,6 @@ REGISTER_TYPE_GATES: dict[str, tuple[tuple[int, int] | None, int]] = {
 REGISTER_TYPES: frozenset[str] = frozenset(n for n, t in TYPES.items() if t.register)
 
 
-def ptx_type(name: str) -> PtxType:
-    """The record of a type name, with or without its leading dot (KeyError if unknown)."""
-    return TYPES[name if name.startswith(".") else "." + name]
-
-
 def bits(name: str) -> int:
     return TYPES[name].bits
 

@@ -182,9 +182,32 @@ def describe_wmma_load(opcode_modifiers: list[str] | str, target: str) -> str:
     return "\n".join(out)
 
 
+# A 3×5 pixel font for the PNG's numbers (row and column indices, lane numbers, the legend).
+_DIGITS = {
+    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
+    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
+    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "010", "010", "010"),
+    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
+}
+PNG_LEFT = 16          # pixels left of the matrix: row indices
+PNG_TOP = 8            # pixels above the matrix: column indices
+_LEGEND_SWATCH = (14, 9)
+
+
+def png_geometry(nrows: int, ncols: int, cell: int) -> tuple[int, int, int]:
+    """(width, height, y of the legend) of a fragment PNG."""
+    sw, sh = _LEGEND_SWATCH
+    width = max(PNG_LEFT + ncols * cell + 2, PNG_LEFT + 16 * (sw + 2))
+    legend_y = PNG_TOP + nrows * cell + 4
+    return width, legend_y + 2 * (sh + 2), legend_y
+
+
 def fragment_png(shape: str, matrix: str, type: str, layout: str, target: str, *, cell: int = 12) -> bytes:
     """A PNG of the matrix, each element a `cell`-pixel square in the colour of its owning lane
-    (same colours as the SVG). Written with zlib alone: no imaging dependency."""
+    (same colours as the SVG) and, where the cell is big enough, that lane's number; row and
+    column indices along the edges and a legend of the 32 lane colours below. Written with zlib
+    alone: no imaging dependency."""
     import colorsys
     import struct
     import zlib
@@ -198,17 +221,44 @@ def fragment_png(shape: str, matrix: str, type: str, layout: str, target: str, *
         light = (62 if lane % 2 else 78) / 100
         r, g, b = colorsys.hls_to_rgb(hue, light, 0.70)
         palette.append(bytes((round(r * 255), round(g * 255), round(b * 255))))
-    grid = bytes((40, 40, 40))
-    rows = []
+    w, h, legend_y = png_geometry(nrows, ncols, cell)
+    canvas = bytearray(b"\xff" * (w * h * 3))
+    ink, grid = bytes((20, 20, 20)), bytes((40, 40, 40))
+
+    def rect(x, y, rw, rh, colour):
+        for yy in range(y, y + rh):
+            canvas[(yy * w + x) * 3:(yy * w + x + rw) * 3] = colour * rw
+
+    def text(x, y, s):
+        for k, ch in enumerate(s):
+            for dy, bits in enumerate(_DIGITS[ch]):
+                for dx, bit in enumerate(bits):
+                    if bit == "1":
+                        rect(x + 4 * k + dx, y + dy, 1, 1, ink)
+
+    rect(PNG_LEFT, PNG_TOP, ncols * cell, nrows * cell, grid)
+    labelled = cell >= 9
     for i in range(nrows):
-        line = b"".join(grid + palette[int(lanes[i, j])] * (cell - 1) for j in range(ncols))
-        rows.append(b"\x00" + grid * (ncols * cell))
-        rows += [b"\x00" + line] * (cell - 1)
-    raw = b"".join(rows)
+        for j in range(ncols):
+            x, y = PNG_LEFT + j * cell, PNG_TOP + i * cell
+            rect(x + 1, y + 1, cell - 1, cell - 1, palette[int(lanes[i, j])])
+            if labelled:
+                n = str(int(lanes[i, j]))
+                text(x + 2 + (cell - 1 - 4 * len(n)) // 2, y + (cell - 4) // 2, n)
+    step = max(1, -(-5 // cell))   # indices every `step` cells, where they fit
+    for i in range(0, nrows, step):
+        text(1, PNG_TOP + i * cell + (cell - 4) // 2, str(i))
+    for j in range(0, ncols, max(step, -(-8 // cell))):
+        text(PNG_LEFT + j * cell + 1, 1, str(j))
+    sw, sh = _LEGEND_SWATCH
+    for lane in range(32):
+        x, y = PNG_LEFT + (lane % 16) * (sw + 2), legend_y + (lane // 16) * (sh + 2)
+        rect(x, y, sw, sh, palette[lane])
+        text(x + (sw - 4 * len(str(lane)) + 1) // 2, y + 2, str(lane))
+    raw = b"".join(b"\x00" + bytes(canvas[y * w * 3:(y + 1) * w * 3]) for y in range(h))
 
     def chunk(tag: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
 
-    w, h = ncols * cell, nrows * cell
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))

@@ -87,22 +87,20 @@ __global__ void __launch_bounds__(32) async_zfill(const int* __restrict__ src, c
     out[r * 8 + c] = rows[peer][c];
 }
 
-// ---- async_forms: every cp.async form as inline PTX ---------------------------------------------
+// ---- async_forms: the cp.async forms as inline PTX ----------------------------------------------
 // Per thread: a 4-byte .ca copy skipped by ignore-src on odd lanes (zeros), an 8-byte .ca with a
-// 64-byte L2 prefetch, a 16-byte .cg with a 128-byte prefetch and src-size 12, and a 16-byte .cg
-// with an L2 cache-eviction policy; cp.async.wait_all completes them.
+// 64-byte L2 prefetch, and a 16-byte .cg with a 128-byte prefetch and src-size 12;
+// cp.async.wait_all completes them.
 __global__ void __launch_bounds__(64) async_forms(const uint32_t* __restrict__ src, uint32_t* __restrict__ out)
 {
   __shared__ alignas(16) uint32_t s4[64];
   __shared__ alignas(16) uint32_t s8[64][2];
-  __shared__ alignas(16) uint32_t s16a[64][4];
-  __shared__ alignas(16) uint32_t s16b[64][4];
+  __shared__ alignas(16) uint32_t s16[64][4];
   const int t = threadIdx.x;
   const uint32_t* g = src + t * 16;
   const uint32_t d4 = static_cast<uint32_t>(__cvta_generic_to_shared(&s4[t]));
   const uint32_t d8 = static_cast<uint32_t>(__cvta_generic_to_shared(&s8[t][0]));
-  const uint32_t da = static_cast<uint32_t>(__cvta_generic_to_shared(&s16a[t][0]));
-  const uint32_t db = static_cast<uint32_t>(__cvta_generic_to_shared(&s16b[t][0]));
+  const uint32_t d16 = static_cast<uint32_t>(__cvta_generic_to_shared(&s16[t][0]));
   const int skip = t & 1;
   asm volatile(
       "{\n\t.reg .pred p;\n\t"
@@ -110,21 +108,33 @@ __global__ void __launch_bounds__(64) async_forms(const uint32_t* __restrict__ s
       "cp.async.ca.shared.global [%0], [%1], 4, p;\n\t}"
       :: "r"(d4), "l"(g), "r"(skip) : "memory");
   asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], 8;" :: "r"(d8), "l"(g + 2) : "memory");
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, 12;" :: "r"(da), "l"(g + 4) : "memory");
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, 12;" :: "r"(d16), "l"(g + 4) : "memory");
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  uint32_t* o = out + t * 7;
+  o[0] = s4[t];
+  o[1] = s8[t][0];
+  o[2] = s8[t][1];
+  for (int i = 0; i < 4; ++i)
+    o[3 + i] = s16[t][i];
+}
+
+// ---- async_cache_hint: cp.async with an L2 cache-eviction policy -----------------------------------
+// A 16-byte .cg copy whose policy comes from createpolicy (evict_first for the whole access).
+// Kept apart from async_forms: on an H200 (driver 580.159) the kernel that also held the other
+// forms stopped with CUDA_ERROR_ILLEGAL_INSTRUCTION, while each form ran alone.
+__global__ void __launch_bounds__(64) async_cache_hint(const uint32_t* __restrict__ src, uint32_t* __restrict__ out)
+{
+  __shared__ alignas(16) uint32_t s16[64][4];
+  const int t = threadIdx.x;
+  const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(&s16[t][0]));
   asm volatile(
       "{\n\t.reg .b64 policy;\n\t"
       "createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n\t"
       "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, policy;\n\t}"
-      :: "r"(db), "l"(g + 8) : "memory");
+      :: "r"(d), "l"(src + t * 4 + 256) : "memory");
   asm volatile("cp.async.wait_all;" ::: "memory");
-  uint32_t* o = out + t * 11;
-  o[0] = s4[t];
-  o[1] = s8[t][0];
-  o[2] = s8[t][1];
-  for (int i = 0; i < 4; ++i) {
-    o[3 + i] = s16a[t][i];
-    o[7 + i] = s16b[t][i];
-  }
+  for (int i = 0; i < 4; ++i)
+    out[t * 4 + i] = s16[(t + 1) % 64][i];
 }
 
 // ---- async_barrier_sum: cuda::memcpy_async onto a cuda::barrier ---------------------------------

@@ -44,7 +44,9 @@ def _reduce_forms() -> tuple:
 
 
 _BULK_OPERANDS = {"dst": "addr", "src": "addr", "size": "reg|imm:.u32", "mbar": "addr",
-                  "mask": "reg|imm:.b16", "policy": "reg:.b64"}
+                  "mask": "reg|imm:.b16", "policy": "reg:.b64", "bytemask": "reg|imm:.b16"}
+_PTX86 = Gate((8, 6), 90, ".shared::cta destination", "cp.async.bulk into .shared::cta: PTX ISA 8.6.")
+_CP_MASK = Gate((8, 6), 100, ".cp_mask", ".cp_mask: PTX ISA 8.6, sm_100.")
 
 #: state spaces an asynchronous copy names, destination first (the ISA writes `.dst.src`)
 _SPACES = (".shared", ".shared::cta", ".shared::cluster", ".global")
@@ -87,6 +89,14 @@ RECORDS = (
         Form(".shared::cluster.shared::cta.mbarrier::complete_tx::bytes", "dst, src, size, mbar"),
         Form(".global.shared::cta.bulk_group", "dst, src, size"),
         Form(".global.shared::cta.bulk_group.cache_hint", "dst, src, size, policy"),
+        # into the executing CTA's own shared memory (PTX ISA 8.6)
+        Form(".shared::cta.global.mbarrier::complete_tx::bytes", "dst, src, size, mbar", gate=_PTX86),
+        Form(".shared::cta.global.mbarrier::complete_tx::bytes.cache_hint", "dst, src, size, mbar, policy",
+             gate=_PTX86),
+        # a byte mask on stores to global memory (PTX ISA 8.6, sm_100)
+        Form(".global.shared::cta.bulk_group.cp_mask", "dst, src, size, bytemask", gate=_CP_MASK),
+        Form(".global.shared::cta.bulk_group.cache_hint.cp_mask", "dst, src, size, policy, bytemask",
+             gate=_CP_MASK),
     ), operands=_BULK_OPERANDS, gate=_SM90),
     InstructionSpec("cp.reduce.async.bulk", "PTX ISA 9.7.9.25.4.2 (cp.reduce.async.bulk)", (
         Group("dst", _SPACES), Group("src", _SPACES), _COMPLETION, _REDOP, _RTYPE,
