@@ -64,14 +64,23 @@ def main():
           "after / baseline |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k, aft in best["after"].items():
-        bef = best["before"][k]
         ti = aft["thread_instructions"]
-        rb, ra = bef["thread_instructions"] / bef["seconds"], ti / aft["seconds"]
+        ra = ti / aft["seconds"]
+        bef = best["before"].get(k)
+        if bef is None:                   # the before tree cannot run this kernel
+            before = "- | - | "
+            speedup = "-"
+            bef = {}
+        else:
+            rb = bef["thread_instructions"] / bef["seconds"]
+            before = f"{bef['seconds']:.3f} | {rb / 1e6:.1f} | "
+            speedup = f"{ra / rb:.1f}x"
         br = base_rate.get(k)
-        print(f"| {k} | {aft['threads']:,} | {ti:,} | {bef['seconds']:.3f} | {rb / 1e6:.1f} | "
-              f"{aft['seconds']:.3f} | **{ra / 1e6:.1f}** | {ra / rb:.1f}x | "
+        print(f"| {k} | {aft['threads']:,} | {ti:,} | {before}"
+              f"{aft['seconds']:.3f} | **{ra / 1e6:.1f}** | {speedup} | "
               f"{ti / aft['cpu_seconds'] / 1e6:.1f} | "
-              f"{bef['one_cta_seconds'] * 1e3:.2f} / {aft['one_cta_seconds'] * 1e3:.2f} ms | "
+              + (f"{bef['one_cta_seconds'] * 1e3:.2f}" if "seconds" in bef else "-")
+              + f" / {aft['one_cta_seconds'] * 1e3:.2f} ms | "
               + (f"{br / 1e6:.3f} | {ra / br:.0f}x |" if br else "- | - |"))
 
 

@@ -225,7 +225,11 @@ def main():
     for name in a.only:
         path = ptx_path(name)
         mod = modules.get(path) or modules.setdefault(path, ptxld.RawModule(path=path))
-        ti, dt, grid, block, cpu = timed_runs(mod, name, 1 if a.quick else 3)
+        try:
+            ti, dt, grid, block, cpu = timed_runs(mod, name, 1 if a.quick else 3)
+        except ptxld.emu.EmulationError as e:         # an older tree without the instructions
+            print(f"\n{name}: not run: {str(e).splitlines()[0]}")
+            continue
         threads = int(np.prod(grid) * np.prod(block))
         one = one_cta_launch(mod, name)
         print(f"\n{name}: grid {grid} block {block}, {threads:,} threads, {ti:,} thread-instructions "
