@@ -53,7 +53,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("set", "setp", "selp", "slct"), "instructions.compare"),
     **dict.fromkeys(("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr"), "instructions.logic"),
     **dict.fromkeys(("cvt", "cvt.pack", "cvta", "isspacep", "prmt"), "instructions.convert"),
-    **dict.fromkeys(("st", "atom", "red", "prefetch", "prefetchu"), "instructions.memory"),
+    **dict.fromkeys(("st", "atom", "red"), "instructions.memory"),
     **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
                      "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
 }
