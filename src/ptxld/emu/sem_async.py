@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Int, Name, Variable
-from . import async_state as A
+from . import async_state as copy_state
 from . import errors
 from .alu import atom_combine
 from .alu.core import Unsupported
@@ -58,7 +58,7 @@ def _late_read(b, rec, rows):
     return read_source(b, rec.src[rows], rec.tids[rows], rec.srcsize[rows], rec.size)
 
 
-A.READ_SOURCE = _late_read
+copy_state.READ_SOURCE = _late_read
 
 
 @handler("cp.async")
@@ -97,7 +97,7 @@ def compile_cp_async(op, prog):
     policy = _policy_source(prog, ins, hints)
 
     def run(b, act):
-        st = A.state(b)
+        st = copy_state.state(b)
         tids = b.threads(act)
         n = len(tids)
         da, sa = dst.values(b, act), src.values(b, act)
@@ -121,7 +121,7 @@ def compile_cp_async(op, prog):
                       policy(b, act) if policy else None)
             tr.record(b, op, "cp.async.dst", ".shared", act, da, size, hints, None)
         (backing, idx, _), = b.sp.resolve(".shared", da, size, tids, True)
-        rec = A.CpRecord()
+        rec = copy_state.CpRecord()
         rec.seq, rec.op, rec.tids, rec.size = st.next_seq(), op, tids.copy(), size
         rec.group = st.cp_committed[tids].copy()
         rec.backing, rec.dst, rec.dst_addr = backing, idx.astype(np.intp), da
@@ -137,7 +137,7 @@ def compile_cp_async(op, prog):
 @handler("cp.async.commit_group")
 def compile_commit(op, prog):
     def run(b, act):
-        A.state(b).cp_committed[b.threads(act)] += 1
+        copy_state.state(b).cp_committed[b.threads(act)] += 1
     op.run = run
 
 
@@ -149,26 +149,26 @@ def compile_wait_group(op, prog):
     newest = ins.operands[0].value
 
     def run(b, act):
-        st = A.peek(b)
+        st = copy_state.peek(b)
         if st is None or not st.copies:
             return
         t = b.threads(act)
         # the wait guarantees every committed group but the newest N; the default policy lands
         # all committed groups here, the late one only those
         keep = newest if st.late else 0
-        A.complete_copies(b, t, group_below=st.cp_committed - keep)
+        copy_state.complete_copies(b, t, group_below=st.cp_committed - keep)
     op.run = run
 
 
 @handler("cp.async.wait_all")
 def compile_wait_all(op, prog):
     def run(b, act):
-        st = A.peek(b)
+        st = copy_state.peek(b)
         if st is None:
             return
         t = b.threads(act)
         st.cp_committed[t] += 1
-        A.complete_copies(b, t, group_below=st.cp_committed)
+        copy_state.complete_copies(b, t, group_below=st.cp_committed)
     op.run = run
 
 
@@ -184,11 +184,11 @@ def compile_cp_async_arrive(op, prog):
     noinc = d.get("noinc") is not None
 
     def run(b, act):
-        st = A.state(b)
+        st = copy_state.state(b)
         t = b.threads(act)
         bars = barrier_refs(b, aop, space, act)
         if not noinc:
-            A.apply(b, op, t, bars, -1, 0)
+            copy_state.apply(b, op, t, bars, -1, 0)
         st.arrives.append((st.next_seq(), t.copy(), bars, op))
         for k in np.unique(bars.idx, return_index=True)[1]:
             p = bars.place(int(k))
@@ -308,8 +308,8 @@ def writer(backing, start: int, size: int, combine):
 def issue(b, op, tid: int, read, writes, barriers, bulk_group: bool):
     """Queue one bulk operation of thread `tid`: `writes` callables, `barriers` (Place, bytes)
     to signal with complete-tx, or its thread's current bulk async-group."""
-    st = A.state(b)
-    bop = A.BulkOp()
+    st = copy_state.state(b)
+    bop = copy_state.BulkOp()
     bop.seq, bop.op, bop.thread = st.next_seq(), op, tid
     bop.read = read
     bop.data = None if st.late else read()
@@ -318,7 +318,7 @@ def issue(b, op, tid: int, read, writes, barriers, bulk_group: bool):
     bop.group = int(st.bulk_committed[tid]) if bulk_group else None
     for p, _ in barriers:
         st.place_of[p.key] = p
-    A.add_bulk(st, bop)
+    copy_state.add_bulk(st, bop)
 
 
 def _space(v):
@@ -389,7 +389,7 @@ def _compile_bulk(op, prog, reduce: bool):
                 for a in cluster_targets(b, t, int(bars[k]), None if masks is None else int(masks[k]), k):
                     (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
                                                 np.array([t], np.intp), True)
-                    barriers.append((A.Place(bk, int(i0[0]), a), size))
+                    barriers.append((copy_state.Place(bk, int(i0[0]), a), size))
             issue(b, op, t, read, writes, barriers, bulk_group=completion == ".bulk_group")
     op.run = run
 
@@ -428,7 +428,7 @@ def compile_bulk_prefetch(op, prog):
 @handler("cp.async.bulk.commit_group")
 def compile_bulk_commit(op, prog):
     def run(b, act):
-        A.state(b).bulk_committed[b.threads(act)] += 1
+        copy_state.state(b).bulk_committed[b.threads(act)] += 1
     op.run = run
 
 
@@ -440,10 +440,10 @@ def compile_bulk_wait(op, prog):
     newest = ins.operands[0].value
 
     def run(b, act):
-        st = A.peek(b)
+        st = copy_state.peek(b)
         if st is None or not st.bulk:
             return
         for t in b.threads(act):
             keep = newest if st.late else 0
-            A.complete_bulk(b, thread=int(t), group_below=int(st.bulk_committed[t]) - keep)
+            copy_state.complete_bulk(b, thread=int(t), group_below=int(st.bulk_committed[t]) - keep)
     op.run = run

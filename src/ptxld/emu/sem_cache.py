@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Float, Int
-from ..spec.instructions import cache as C
+from ..spec.instructions import cache as cache_records
 from . import errors
 from .handlers import CompileError, handler
 from .memory import Fault
@@ -141,9 +141,9 @@ def _line_operand(prog, ins, name):
     """[a], size of discard/applypriority: size must be the one the ISA allows (128)."""
     ops = ins.operands
     if len(ops) != 2 or not isinstance(ops[0], Address) or not isinstance(ops[1], Int):
-        raise CompileError(f"{name} needs [a], {C.LINE_OPERAND_SIZE}")
-    if ops[1].value != C.LINE_OPERAND_SIZE:
-        raise CompileError(f"{name} takes size {C.LINE_OPERAND_SIZE} only, not {ops[1].value}")
+        raise CompileError(f"{name} needs [a], {cache_records.LINE_OPERAND_SIZE}")
+    if ops[1].value != cache_records.LINE_OPERAND_SIZE:
+        raise CompileError(f"{name} takes size {cache_records.LINE_OPERAND_SIZE} only, not {ops[1].value}")
     return ops[0]
 
 
@@ -154,7 +154,7 @@ def compile_cache_op(op, prog):
     kind = d.name
     if kind in ("discard", "applypriority"):
         addr = _line_operand(prog, ins, kind)
-        align = C.LINE_OPERAND_SIZE
+        align = cache_records.LINE_OPERAND_SIZE
     else:
         if not ins.operands or not isinstance(ins.operands[0], Address):
             raise CompileError(f"{kind} needs an address [a]")
@@ -167,7 +167,7 @@ def compile_cache_op(op, prog):
     aop = AddressOperand(prog, addr, space, ins)
     hints = hints_of(d)
     # discard/applypriority name the 128 bytes at an aligned a; prefetch the line holding a
-    size = C.LINE_OPERAND_SIZE if align > 1 else 1
+    size = cache_records.LINE_OPERAND_SIZE if align > 1 else 1
 
     def run(b, act):
         tr = b.trace

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Int
-from ..spec import mma as S
-from ..wmma import matrix as L
+from ..spec import mma as mma_spec
+from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
 from . import ptxtypes
@@ -107,7 +107,7 @@ class _RowAccess:
         after warp); checks alignment and the space."""
         addrs = self.aop.values(b, act).reshape(-1, 32)[:, :nrows].reshape(-1)
         threads = t.reshape(-1, 32)[:, :nrows].reshape(-1)
-        bad = (addrs & np.uint64(S.ROW_BYTES - 1)) != 0
+        bad = (addrs & np.uint64(mma_spec.ROW_BYTES - 1)) != 0
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             lane = int(threads[k]) & 31
@@ -128,7 +128,7 @@ class _RowAccess:
 
     def resolve(self, b, addrs, threads, write: bool):
         try:
-            return b.sp.resolve(self.space, addrs, S.ROW_BYTES, threads, write)
+            return b.sp.resolve(self.space, addrs, mma_spec.ROW_BYTES, threads, write)
         except Fault as f:
             raise fault_error(b, self.op, f, threads) from None
 
@@ -137,7 +137,7 @@ def _matrix_form(op, d, what):
     if d.get("shape") != ".m8n8" or d.get("type") != ".b16":
         raise CompileError(f"{what} {d.get('shape')} {d.get('type')} is not executed yet "
                            "(only .m8n8 .b16)")
-    return S.COUNTS[d.get("num")], d.get("trans") is not None
+    return mma_spec.COUNTS[d.get("num")], d.get("trans") is not None
 
 
 @handler("ldmatrix")
@@ -147,7 +147,7 @@ def compile_ldmatrix(op, prog):
     ops = list(ins.operands)
     dest = fragment_regs(prog, ops[0], ins, count, "ldmatrix")
     rows = _RowAccess(op, prog, ops[1], d)
-    lay = L.ldmatrix_layout(count, trans)
+    lay = matrix_layouts.ldmatrix_layout(count, trans)
     nrows = 8 * count
 
     def body(b, act):
@@ -155,11 +155,11 @@ def compile_ldmatrix(op, prog):
         addrs, threads = rows.rows(b, act, t, nrows)
         if b.trace is not None:
             # each lane that names a row reads its 16 bytes (the memory report's shared phases)
-            b.trace.record(b, op, "ldmatrix", rows.space, threads, addrs, S.ROW_BYTES, NO_HINTS, None)
+            b.trace.record(b, op, "ldmatrix", rows.space, threads, addrs, mma_spec.ROW_BYTES, NO_HINTS, None)
         parts = rows.resolve(b, addrs, threads, False)
         matrix = gather(parts, len(addrs), 16, 8).reshape(-1, nrows, 8)   # per warp, b16
         vals = lay.gather(matrix.astype(np.uint64)).reshape(len(t), count, 2)
-        write_regs(b, dest, t, L.pack(vals, lay.frag))
+        write_regs(b, dest, t, matrix_layouts.pack(vals, lay.frag))
     warp_collective(op, body)
 
 
@@ -170,15 +170,15 @@ def compile_stmatrix(op, prog):
     ops = list(ins.operands)
     rows = _RowAccess(op, prog, ops[0], d)
     src = fragment_regs(prog, ops[1], ins, count, "stmatrix")
-    lay = L.ldmatrix_layout(count, trans)
+    lay = matrix_layouts.ldmatrix_layout(count, trans)
     nrows = 8 * count
 
     def body(b, act):
         t = b.threads(act)
         addrs, threads = rows.rows(b, act, t, nrows)
         if b.trace is not None:
-            b.trace.record(b, op, "stmatrix", rows.space, threads, addrs, S.ROW_BYTES, NO_HINTS, None)
-        vals = L.unpack(read_regs(b, src, t), lay.frag).reshape(-1, 32, count, 2)
+            b.trace.record(b, op, "stmatrix", rows.space, threads, addrs, mma_spec.ROW_BYTES, NO_HINTS, None)
+        vals = matrix_layouts.unpack(read_regs(b, src, t), lay.frag).reshape(-1, 32, count, 2)
         matrix = lay.scatter(vals).astype(np.uint16).reshape(-1, 8)
         parts = rows.resolve(b, addrs, threads, True)
         scatter(parts, matrix, 16, 8)
@@ -193,13 +193,13 @@ def compile_movmatrix(op, prog):
     ops = list(ins.operands)
     dst = fragment_regs(prog, ops[0], ins, 1, "movmatrix")
     src = fragment_regs(prog, ops[1], ins, 1, "movmatrix")
-    plain, moved = L.ldmatrix_layout(1, False), L.ldmatrix_layout(1, True)
+    plain, moved = matrix_layouts.ldmatrix_layout(1, False), matrix_layouts.ldmatrix_layout(1, True)
 
     def body(b, act):
         t = b.threads(act)
-        vals = L.unpack(read_regs(b, src, t), plain.frag).reshape(-1, 32, 1, 2)
+        vals = matrix_layouts.unpack(read_regs(b, src, t), plain.frag).reshape(-1, 32, 1, 2)
         moved_vals = moved.gather(plain.scatter(vals)).reshape(len(t), 1, 2)
-        write_regs(b, dst, t, L.pack(moved_vals, moved.frag))
+        write_regs(b, dst, t, matrix_layouts.pack(moved_vals, moved.frag))
     warp_collective(op, body)
 
 
@@ -219,7 +219,7 @@ def compile_mma(op, prog):
     shape = _t(d, "shape")
     types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
     try:
-        lays = L.mma_layouts(shape, *types, _t(d, "alayout") or "row", _t(d, "blayout") or "col")
+        lays = matrix_layouts.mma_layouts(shape, *types, _t(d, "alayout") or "row", _t(d, "blayout") or "col")
     except KeyError as e:
         raise CompileError(str(e.args[0])) from None
     atype, btype, ctype, dtype = types
@@ -238,11 +238,11 @@ def compile_mma(op, prog):
         mats = []
         for m in "abc":          # one matrix per warp (per warp and quadpair for m8n8k4 .f16)
             lay = lays[m]
-            vals = L.unpack(read_regs(b, regs[m], t), lay.frag)
+            vals = matrix_layouts.unpack(read_regs(b, regs[m], t), lay.frag)
             mats.append(lay.scatter(vals.reshape((-1, 32) + vals.shape[1:])))
         out = mma_math.product(*mats, **opts)
         d = lays["d"].gather(out)
-        write_regs(b, regs["d"], t, L.pack(d.reshape((len(t),) + d.shape[2:]), lays["d"].frag))
+        write_regs(b, regs["d"], t, matrix_layouts.pack(d.reshape((len(t),) + d.shape[2:]), lays["d"].frag))
     warp_collective(op, body)
 
 
@@ -257,17 +257,17 @@ def compile_mma_sp(op, prog):
         raise CompileError(f"`{ins.opcode}` is not executed (only the sm_80 mma.sp forms are)")
     shape = _t(d, "shape")
     types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
-    kind = S.sparse_kind(shape, *types) if shape else None
+    kind = mma_spec.sparse_kind(shape, *types) if shape else None
     if kind is None:
         raise CompileError(f"`{ins.opcode}`: this mma.sp form is not executed (f16/bf16 "
                            "m16n8k16/k32 and s8/u8 m16n8k32/k64 are)")
     atype, btype, ctype, dtype = types
-    m, n, k = S.shape_mnk(shape)
-    _, _, kc = S.shape_mnk(kind.compressed)
-    lays = {"a": L.layout_of("mma.sp compressed A", S.operand_a(m, kc, atype)),
-            "b": L.layout_of("mma.sp B", S.operand_b(k, n, btype)),
-            "c": L.layout_of("mma.sp C", S.accumulator(m, n, ctype)),
-            "d": L.layout_of("mma.sp D", S.accumulator(m, n, dtype))}
+    m, n, k = mma_spec.shape_mnk(shape)
+    _, _, kc = mma_spec.shape_mnk(kind.compressed)
+    lays = {"a": matrix_layouts.layout_of("mma.sp compressed A", mma_spec.operand_a(m, kc, atype)),
+            "b": matrix_layouts.layout_of("mma.sp B", mma_spec.operand_b(k, n, btype)),
+            "c": matrix_layouts.layout_of("mma.sp C", mma_spec.accumulator(m, n, ctype)),
+            "d": matrix_layouts.layout_of("mma.sp D", mma_spec.accumulator(m, n, dtype))}
     ops = list(ins.operands)
     if len(ops) != 6 or not isinstance(ops[5], Int):
         raise CompileError("mma.sp takes d, a, b, c, the metadata register and an immediate "
@@ -282,7 +282,7 @@ def compile_mma_sp(op, prog):
     groups = k // 4
     row = np.arange(m)[:, None]
     grp = np.arange(groups)[None, :]
-    thread, nibble = S.sparse_metadata_position(kind, atype, selector, row, grp)
+    thread, nibble = mma_spec.sparse_metadata_position(kind, atype, selector, row, grp)
     lane_of = 4 * (row % 8) + thread                       # (rows, groups) lane in the warp
     shift = (4 * np.broadcast_to(nibble, lane_of.shape)).astype(np.uint64)
     opts = dict(atype=atype, btype=btype, ctype=ctype, dtype=dtype,
@@ -306,7 +306,7 @@ def compile_mma_sp(op, prog):
         mats = {}
         for name in "abc":
             lay = lays[name]
-            vals = L.unpack(read_regs(b, regs[name], t), lay.frag)
+            vals = matrix_layouts.unpack(read_regs(b, regs[name], t), lay.frag)
             mats[name] = lay.scatter(vals.reshape((-1, 32) + vals.shape[1:]))
         comp = mats["a"]                                    # (warps, rows, K/2)
         dense = np.zeros((nw, m, k), comp.dtype)
@@ -317,5 +317,5 @@ def compile_mma_sp(op, prog):
         dense[w_ix, r_ix, base + second] = comp[:, :, 1::2]
         out = mma_math.product(dense, mats["b"], mats["c"], **opts)
         dd = lays["d"].gather(out)
-        write_regs(b, regs["d"], t, L.pack(dd.reshape((len(t),) + dd.shape[2:]), lays["d"].frag))
+        write_regs(b, regs["d"], t, matrix_layouts.pack(dd.reshape((len(t),) + dd.shape[2:]), lays["d"].frag))
     warp_collective(op, body)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Vector
-from . import async_state as A
+from . import async_state as copy_state
 from . import errors
-from . import tensormap as TM
+from . import tensormap as tensor_maps
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
 from .sem_async import _combiner, cluster_targets, issue, span
@@ -30,14 +30,14 @@ def read_map(b, addr: int, pos: int) -> dict:
     parts = b.sp.resolve("generic", np.array([addr], np.uint64), 1, np.zeros(1, np.intp), False)
     bk, i0, _ = parts[0]
     i0 = int(i0[0])
-    raw = bytes(bk[i0:i0 + TM.SIZE])
-    f = TM.decode(raw)
+    raw = bytes(bk[i0:i0 + tensor_maps.SIZE])
+    f = tensor_maps.decode(raw)
     if f is None:
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     "the tensor-map operand does not point to a tensor map (build one with "
                     "ptxld.TensorMap.tiled / .im2col and pass it as the kernel argument)",
                     "the address of a 128-byte tensor map")
-    g = TM.translate(f, getattr(b.launch, "bound", ()))
+    g = tensor_maps.translate(f, getattr(b.launch, "bound", ()))
     if g is None:
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     "the tensor map describes an array that is not inside any kernel argument",
@@ -69,12 +69,12 @@ def _box(b, f, mode, dims, coords, offsets, pos, addr):
             raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                         f"an im2col copy of a rank-{f['rank']} tensor needs {f['rank'] - 2} "
                         f"im2col offsets", "one 16-bit offset per spatial dimension")
-        return TM.im2col_elements(f, coords, offsets)
-    return TM.tile_elements(f, coords)
+        return tensor_maps.im2col_elements(f, coords, offsets)
+    return tensor_maps.tile_elements(f, coords)
 
 
 def _global_addresses(f, idx):
-    return np.uint64(f["global"]) + TM.element_offsets(f, idx).astype(np.uint64)
+    return np.uint64(f["global"]) + tensor_maps.element_offsets(f, idx).astype(np.uint64)
 
 
 def load_box(b, f, idx, ok, tid) -> np.ndarray:
@@ -82,7 +82,7 @@ def load_box(b, f, idx, ok, tid) -> np.ndarray:
     es = f["esize"]
     w = es * 8
     dt = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[es]
-    vals = np.full(len(idx), TM.oob_bits(f), dt)
+    vals = np.full(len(idx), tensor_maps.oob_bits(f), dt)
     rows = np.flatnonzero(ok)
     if len(rows):
         addr = _global_addresses(f, idx[rows])
@@ -199,19 +199,19 @@ def _issue_load(b, op, t, f, idx, ok, dst, nbytes, bar, mask, pos):
         # the box in shared memory, byte by byte through the swizzle of the CTA-relative offset
         bk, i0 = span(b, ".shared::cluster", a, nbytes, t, True, pos)
         rel = a & (SHARED_CTA_SPAN - 1)
-        where = TM.shared_offsets(f, rel, len(idx)) - rel + i0
+        where = tensor_maps.shared_offsets(f, rel, len(idx)) - rel + i0
         writes.append(lambda data, bk=bk, where=where: bk.__setitem__(where, data))
     barriers = []
     for a in cluster_targets(b, t, bar, mask, pos):
         (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
                                     np.array([t], np.intp), True)
-        barriers.append((A.Place(bk, int(i0[0]), a), nbytes))
+        barriers.append((copy_state.Place(bk, int(i0[0]), a), nbytes))
     issue(b, op, t, lambda: load_box(b, f, idx, ok, t), writes, barriers, bulk_group=False)
 
 
 def _issue_store(b, op, t, f, idx, ok, src, nbytes, combine, pos):
     bk, i0 = span(b, ".shared", src, nbytes, t, False, pos)
-    where = TM.shared_offsets(f, src, len(idx)) - src + i0
+    where = tensor_maps.shared_offsets(f, src, len(idx)) - src + i0
 
     def read():
         return bk[where].copy()
@@ -246,9 +246,9 @@ def compile_tensor_reduce(op, prog):
 # ------------------------------------------------------------------------------ map instructions
 
 #: tensormap.replace fields -> (byte offset in tensormap.py's encoding, bytes, ordinal stride)
-_FIELDS = {".global_address": (TM.OFF_ADDRESS, 8, 0), ".global_dim": (TM.OFF_DIMS, 4, 4),
-           ".global_stride": (TM.OFF_STRIDES, 8, 8), ".box_dim": (TM.OFF_BOX, 2, 2),
-           ".element_stride": (TM.OFF_ESTRIDES, 1, 1)}
+_FIELDS = {".global_address": (tensor_maps.OFF_ADDRESS, 8, 0), ".global_dim": (tensor_maps.OFF_DIMS, 4, 4),
+           ".global_stride": (tensor_maps.OFF_STRIDES, 8, 8), ".box_dim": (tensor_maps.OFF_BOX, 2, 2),
+           ".element_stride": (tensor_maps.OFF_ESTRIDES, 1, 1)}
 
 
 @handler("tensormap.replace")
@@ -281,7 +281,7 @@ def compile_tensormap_replace(op, prog):
             at = i0 + off + int(ords[k]) * step
             bk[at:at + width] = np.frombuffer(v.to_bytes(8, "little")[:width], np.uint8)
             if field == ".global_address":
-                bk[i0 + TM.OFF_FLAGS] &= np.uint8(~TM.HOST_POINTER & 0xFF)
+                bk[i0 + tensor_maps.OFF_FLAGS] &= np.uint8(~tensor_maps.HOST_POINTER & 0xFF)
     op.run = run
 
 

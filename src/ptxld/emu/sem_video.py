@@ -9,7 +9,7 @@ import re
 
 from ..ptx.nodes import Expr, Name
 from ..spec.instructions.video import SIMD
-from .alu import video as V
+from .alu import video as video_alu
 from .handlers import CompileError, handler
 
 _SCALAR_SEL = re.compile(r"^(b[0-3]|h[01])$")
@@ -68,7 +68,7 @@ def _scalar(op, prog, compute):
     def run(b, act):
         tmp = tmp_of(b, act)
         cv = c(b, act) if c is not None else tmp * 0
-        dest(b, act, V.finish_scalar(tmp, cv, dsigned=dsigned, sat=sat, secop=sec, dsel=ds))
+        dest(b, act, video_alu.finish_scalar(tmp, cv, dsigned=dsigned, sat=sat, secop=sec, dsel=ds))
     op.run = run
 
 
@@ -76,7 +76,7 @@ def _selected(prog, node, signed, ins):
     plain, sel, _ = _split(node)
     _sel_check(sel, _SCALAR_SEL, "source", ins)
     src = prog.source(plain, ".u32", ins)
-    return lambda b, idx: V.part_select(src(b, idx), sel, signed)
+    return lambda b, idx: video_alu.part_select(src(b, idx), sel, signed)
 
 
 @handler("vadd", "vsub", "vabsdiff", "vmin", "vmax")
@@ -87,7 +87,7 @@ def compile_video_scalar(op, prog):
     def compute(a, b_):
         ta = _selected(prog, a, _signed(d.get("atype")), op.ins)
         tb = _selected(prog, b_, _signed(d.get("btype")), op.ins)
-        return lambda b, idx: V.scalar_op(name, ta(b, idx), tb(b, idx))
+        return lambda b, idx: video_alu.scalar_op(name, ta(b, idx), tb(b, idx))
     _scalar(op, prog, compute)
 
 
@@ -102,7 +102,7 @@ def compile_video_shift(op, prog):
     def compute(a, b_):
         ta = _selected(prog, a, _signed(d.get("atype")), op.ins)
         tb = _selected(prog, b_, False, op.ins)           # the shift amount is unsigned
-        return lambda b, idx: V.shift(name, ta(b, idx), tb(b, idx), mode[1:])
+        return lambda b, idx: video_alu.shift(name, ta(b, idx), tb(b, idx), mode[1:])
     _scalar(op, prog, compute)
 
 
@@ -116,7 +116,7 @@ def compile_video_set(op, prog):
     def compute(a, b_):
         ta = _selected(prog, a, _signed(d.get("atype")), op.ins)
         tb = _selected(prog, b_, _signed(d.get("btype")), op.ins)
-        return lambda b, idx: V.compare(cmp[1:], ta(b, idx), tb(b, idx))
+        return lambda b, idx: video_alu.compare(cmp[1:], ta(b, idx), tb(b, idx))
     _scalar(op, prog, compute)
 
 
@@ -146,9 +146,9 @@ def compile_video_mad(op, prog):
     signed_final = asg or bsg or (na ^ nb) or nc
 
     def run(b, act):
-        ta = V.part_select(src_a(b, act), sa, asg)
-        tb = V.part_select(src_b(b, act), sb, bsg)
-        dest(b, act, V.vmad(ta, tb, src_c(b, act), neg_ab=na ^ nb, neg_c=nc, po=po,
+        ta = video_alu.part_select(src_a(b, act), sa, asg)
+        tb = video_alu.part_select(src_b(b, act), sb, bsg)
+        dest(b, act, video_alu.vmad(ta, tb, src_c(b, act), neg_ab=na ^ nb, neg_c=nc, po=po,
                             signed_final=signed_final, scale=scale, sat=sat))
     op.run = run
 
@@ -177,17 +177,17 @@ def compile_video_simd(op, prog):
         asg, bsg, dsigned = _signed(d.get("atype")), _signed(d.get("btype")), False
 
         def lanes_of(va, vb):
-            return [V.compare(cmp[1:], x, y) for x, y in zip(va, vb)]
+            return [video_alu.compare(cmp[1:], x, y) for x, y in zip(va, vb)]
     else:
         asg, bsg, dsigned = _signed(d.get("atype")), _signed(d.get("btype")), _signed(d.get("dtype"))
 
         def lanes_of(va, vb):
-            return [V.simd_op(base, x, y) for x, y in zip(va, vb)]
+            return [video_alu.simd_op(base, x, y) for x, y in zip(va, vb)]
 
     def run(b, act):
         a, bb = src_a(b, act), src_b(b, act)
-        va = V.simd_lanes(a, bb, sa, lanes, asg)
-        vb = V.simd_lanes(a, bb, sb, lanes, bsg)
-        dest(b, act, V.finish_simd(lanes_of(va, vb), src_c(b, act), lanes=lanes, dsigned=dsigned,
+        va = video_alu.simd_lanes(a, bb, sa, lanes, asg)
+        vb = video_alu.simd_lanes(a, bb, sb, lanes, bsg)
+        dest(b, act, video_alu.finish_simd(lanes_of(va, vb), src_c(b, act), lanes=lanes, dsigned=dsigned,
                                    sat=sat, add=add, mask=mask))
     op.run = run

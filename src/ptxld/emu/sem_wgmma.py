@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Int, Vector
-from ..spec import mma as S
-from ..wmma import matrix as L
+from ..spec import mma as mma_spec
+from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
 from .handlers import CompileError, handler
@@ -173,8 +173,8 @@ class _Operand:
         kb = np.arange(self.kbytes, dtype=np.int64)
         for raw in np.unique(raw_desc):
             sel = np.flatnonzero(raw_desc == raw)
-            desc = S.Descriptor(int(raw))
-            addrs = S.operand_addresses(desc, mn[sel][..., None], kb, k_major=self.k_major,
+            desc = mma_spec.Descriptor(int(raw))
+            addrs = mma_spec.operand_addresses(desc, mn[sel][..., None], kb, k_major=self.k_major,
                                         elem_bytes=self.elem_bytes)
             flat = np.asarray(addrs, np.int64).reshape(-1)
             tids = np.repeat(lane0[sel], addrs.shape[1] * self.kbytes)
@@ -204,11 +204,11 @@ def compile_wgmma_mma(op, prog):
         raise CompileError(f"`{ins.opcode}` is not executed (sparse wgmma is not supported yet)")
     shape, atype, btype, dtype = (d.get(g)[1:] if d.get(g) else None
                                   for g in ("shape", "atype", "btype", "dtype"))
-    m, n, k = S.shape_mnk(shape)
-    if S.WGMMA_K.get(atype) != k or dtype not in S.WGMMA_ACC.get(atype, ()) \
-            or n not in S.wgmma_n_values(atype):
+    m, n, k = mma_spec.shape_mnk(shape)
+    if mma_spec.WGMMA_K.get(atype) != k or dtype not in mma_spec.WGMMA_ACC.get(atype, ()) \
+            or n not in mma_spec.wgmma_n_values(atype):
         raise CompileError(f"`{ins.opcode}`: no such wgmma.mma_async form")
-    lays = L.wgmma_layouts(n, atype, dtype)
+    lays = matrix_layouts.wgmma_layouts(n, atype, dtype)
     ops = list(ins.operands)
     a_in_regs = isinstance(ops[1], Vector)
     dslots = fragment_regs(prog, ops[0], ins, lays["d"].nregs, "wgmma.mma_async D")
@@ -252,14 +252,14 @@ def compile_wgmma_mma(op, prog):
             amat = a_op.read(b, op, _per_warp(b, op, t, a_desc(b, act), "A descriptor"), my_rows, lane0)
         else:
             full = np.zeros((nw, 64, k), np.uint64)
-            vals = L.unpack(read_regs(b, aslots, t), al.frag).reshape((nw, 32) + al.rows.shape[1:])
+            vals = matrix_layouts.unpack(read_regs(b, aslots, t), al.frag).reshape((nw, 32) + al.rows.shape[1:])
             full[warp_ix[..., None, None], al.rows[thread_in_group], al.cols[thread_in_group]] = vals
             amat = full[warp_ix, my_rows]
         accumulate = _per_warp(b, op, t, scale_d(b, act).astype(np.int64), "scale-d").astype(bool)
         drows, dcols = dl.rows[thread_in_group], dl.cols[thread_in_group]   # (warps, 32, regs, slots)
         cfull = np.zeros((nw, 64, n), np.uint64)
         if accumulate.any():
-            vals = L.unpack(read_regs(b, dslots, t), dl.frag).reshape((nw, 32) + dl.rows.shape[1:])
+            vals = matrix_layouts.unpack(read_regs(b, dslots, t), dl.frag).reshape((nw, 32) + dl.rows.shape[1:])
             cfull[warp_ix[..., None, None], drows, dcols] = vals
             cfull[~accumulate] = 0
         c = cfull[warp_ix, my_rows]
@@ -267,7 +267,7 @@ def compile_wgmma_mma(op, prog):
         dfull = np.zeros((nw, 64, n), np.uint64)
         dfull[warp_ix, my_rows] = out
         dvals = dfull[warp_ix[..., None, None], drows, dcols].reshape((len(t),) + dl.rows.shape[1:])
-        regs = L.pack(dvals, dl.frag)
+        regs = matrix_layouts.pack(dvals, dl.frag)
         write_regs(b, dslots, t, regs)
         st = _inflight(b)
         st.issued[t] += 1

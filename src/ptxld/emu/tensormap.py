@@ -19,7 +19,7 @@ import struct
 
 import numpy as np
 
-from ..spec import swizzle as SW
+from ..spec import swizzle as swizzle_spec
 from .errors import TensorMapError
 
 MAGIC = b"PXTM"
@@ -177,7 +177,7 @@ def _common(array, element_strides, swizzle, interleave, l2_promotion, oob_fill,
 
 
 def _check_swizzle(f, inner: int) -> None:
-    span = SW.SPAN[f["swizzle"]]
+    span = swizzle_spec.SPAN[f["swizzle"]]
     if f["interleave"] == "none" and span and inner > span:
         raise TensorMapError(f"the box's inner extent ({inner} bytes) exceeds the {f['swizzle']} "
                              f"swizzle span")
@@ -293,7 +293,7 @@ def shared_offsets(f: dict, base: int, n_elements: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=256)
 def _swizzled_run(mode: str, low: int, nbytes: int) -> np.ndarray:
-    out = SW.swizzle(low + np.arange(nbytes, dtype=np.int64), mode)
+    out = swizzle_spec.swizzle(low + np.arange(nbytes, dtype=np.int64), mode)
     out.setflags(write=False)
     return out
 

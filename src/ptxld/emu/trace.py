@@ -23,8 +23,8 @@ lives above the emulator (`ptxld.memreport`) and registers its builder here with
 """
 from __future__ import annotations
 
-from ..spec import ld as LD
-from ..spec.instructions import cache as C
+from ..spec import ld as ld_spec
+from ..spec.instructions import cache as cache_records
 
 
 class AccessHints:
@@ -73,12 +73,12 @@ def hints_of(decoded) -> AccessHints:
 
 def _read_hints(decoded) -> AccessHints:
     pick = decoded.pick
-    cop = pick(*LD.GROUPS["cop"]) or pick(*C.STORE_COPS)
-    l2 = pick(*LD.GROUPS["l2_evict"])
-    size = pick(*LD.GROUPS["prefetch"])
-    h = AccessHints(cop=cop, nc=pick(".nc") is not None, l1=pick(*LD.GROUPS["l1_evict"]), l2=l2,
-                    cache_hint=pick(*LD.GROUPS["cache_hint"]) is not None,
-                    prefetch=C.PREFETCH_BYTES.get(size, 0), level=pick(*C.LEVELS))
+    cop = pick(*ld_spec.GROUPS["cop"]) or pick(*cache_records.STORE_COPS)
+    l2 = pick(*ld_spec.GROUPS["l2_evict"])
+    size = pick(*ld_spec.GROUPS["prefetch"])
+    h = AccessHints(cop=cop, nc=pick(".nc") is not None, l1=pick(*ld_spec.GROUPS["l1_evict"]), l2=l2,
+                    cache_hint=pick(*ld_spec.GROUPS["cache_hint"]) is not None,
+                    prefetch=cache_records.PREFETCH_BYTES.get(size, 0), level=pick(*cache_records.LEVELS))
     if not (h.cop or h.nc or h.l1 or h.l2 or h.cache_hint or h.prefetch or h.level):
         return NO_HINTS
     return h

@@ -8,7 +8,7 @@ from html import escape
 
 from ptxld.spec import mma as spec
 from ptxld.spec.decode import decode
-from ptxld.wmma import matrix as M
+from ptxld.wmma import matrix as matrix_layouts
 from ptxld.wmma.errors import WmmaError
 from ptxld.wmma.render import lane_colour
 
@@ -28,7 +28,7 @@ def _span(values: list[int]) -> str:
     return ",".join(map(str, values))
 
 
-def _cell(lay: M.MatrixLayout, thread: int, reg: int) -> str:
+def _cell(lay: matrix_layouts.MatrixLayout, thread: int, reg: int) -> str:
     rows = [int(r) for r in lay.rows[thread, reg]]
     cols = [int(c) for c in lay.cols[thread, reg]]
     if len(set(rows)) == 1:
@@ -38,7 +38,7 @@ def _cell(lay: M.MatrixLayout, thread: int, reg: int) -> str:
     return "".join(f"({r},{c})" for r, c in zip(rows, cols))
 
 
-def fragment_table(lay: M.MatrixLayout, title: str, *, threads: range | None = None) -> str:
+def fragment_table(lay: matrix_layouts.MatrixLayout, title: str, *, threads: range | None = None) -> str:
     """Lane × register table: each cell lists the (row, col) of the element(s) it holds, lowest
     slot first (for a quadpair fragment, within the lane's own product)."""
     threads = threads or range(lay.threads)
@@ -69,7 +69,7 @@ def _mma(d, target: str) -> tuple[str, dict]:
     if kind is None:
         raise WmmaError(f"`{d.opcode}`: mma.sync has no such form (shape .{shape}, "
                         f"types .{'.'.join(str(t) for t in types)})")
-    lays = M.mma_layouts(shape, *types, al, bl)
+    lays = matrix_layouts.mma_layouts(shape, *types, al, bl)
     m, n, k = spec.shape_mnk(shape)
     atype, btype, ctype, dtype = types
     quad = lays["a"].group is not None
@@ -110,7 +110,7 @@ def _mma_sp(d) -> tuple[str, dict]:
     atype, btype, ctype, dtype = types
     m, n, k = spec.shape_mnk(shape)
     kc = spec.shape_mnk(kind.compressed)[2]
-    comp = M.layout_of("compressed A", spec.operand_a(m, kc, atype))
+    comp = matrix_layouts.layout_of("compressed A", spec.operand_a(m, kc, atype))
     lines = [d.opcode, "",
              f"D ({m}×{n} .{dtype}) = A ({m}×{k} .{atype}, 2:4 sparse) · B ({k}×{n} .{btype}) + C, by a warp. "
              f"A is given compressed ({m}×{kc}: the two kept elements of every group of four K "
@@ -138,7 +138,7 @@ def _matrix_load(d, name: str) -> tuple[str, dict]:
         raise WmmaError(f"`{d.opcode}`: only the .m8n8 .b16 fragments are explained")
     count = spec.COUNTS[d.get("num")] if name != "movmatrix" else 1
     trans = d.get("trans") is not None
-    lay = M.ldmatrix_layout(count, trans)
+    lay = matrix_layouts.ldmatrix_layout(count, trans)
     if name == "movmatrix":
         text = [d.opcode, "",
                 "Transposes an 8×8 matrix of .b16 held in the ldmatrix fragment (register of "
@@ -167,7 +167,7 @@ def _wgmma(d) -> tuple[str, dict]:
     if atype not in spec.WGMMA_K or spec.WGMMA_K[atype] != k or n not in spec.wgmma_n_values(atype) \
             or dtype not in spec.WGMMA_ACC[atype]:
         raise WmmaError(f"`{d.opcode}`: wgmma.mma_async has no such form")
-    lays = M.wgmma_layouts(n, atype, dtype)
+    lays = matrix_layouts.wgmma_layouts(n, atype, dtype)
     text = [d.opcode, "",
             f"D ({m}×{n} .{dtype}) = A ({m}×{k} .{atype}) · B ({k}×{n} .{_t(d, 'btype')}) (+ D unless "
             "scale-d is false), asynchronously, by the 128 threads of a warpgroup (sm_90a, PTX ISA 8.0). "

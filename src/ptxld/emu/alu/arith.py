@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import floating as F
-from ptxld.emu.alu import integer as I
+from ptxld.emu.alu import floating as float_ops
+from ptxld.emu.alu import integer as int_ops
 from ptxld.emu.alu.core import Op, Quals, Unsupported, builder
 from ptxld.emu.alu.ptxtypes import TYPES, PtxType, unsigned_dtype
 
@@ -14,20 +14,20 @@ PACKED_INT = (".u16x2", ".s16x2")
 
 
 def _rnd(q: Quals, default: str | None = "rn") -> str | None:
-    r = q.one(*F.ROUND_QUALS)
+    r = q.one(*float_ops.ROUND_QUALS)
     return r[1:] if r else default
 
 
 def _float_flags(q: Quals, t: str, sat_ok=True):
     ftz = q.flag(".ftz")
     sat = q.flag(".sat") if sat_ok else False
-    if ftz and lane_fmt(t) in (F.R.F64, F.R.BF16):
+    if ftz and lane_fmt(t) in (float_ops.round_ops.F64, float_ops.round_ops.BF16):
         raise Unsupported(f"{q.opcode}: .ftz is not defined for {t}")
     return ftz, sat
 
 
 def lane_fmt(t: str):
-    return F.FMT[F.lane_type(t).name]
+    return float_ops.FMT[float_ops.lane_type(t).name]
 
 
 def _unary(q, dst, src, fn):
@@ -42,7 +42,7 @@ def _float_arith(q: Quals, t: str, kind: str) -> Op:
     mode = _rnd(q)
     relu = q.flag(".relu") if kind == "fma" else False
     ftz, sat = _float_flags(q, t, sat_ok=not relu)
-    fn = F.over_lanes(t, F.arith(kind, lane_fmt(t), mode, ftz=ftz, sat=sat, relu=relu))
+    fn = float_ops.over_lanes(t, float_ops.arith(kind, lane_fmt(t), mode, ftz=ftz, sat=sat, relu=relu))
     n = 3 if kind == "fma" else 2
     return Op(q.opcode, (t,), (t,) * n, lambda *s: (fn(*s),))
 
@@ -52,7 +52,7 @@ def _float_arith(q: Quals, t: str, kind: str) -> Op:
 @builder("add", "sub")
 def _add_sub(q: Quals) -> Op:
     t = q.type()
-    if t in F.FLOAT_TYPES:
+    if t in float_ops.FLOAT_TYPES:
         return _float_arith(q, t, q.base)
     pt = TYPES[q.type(INT8_64 + PACKED_INT)]
     sat = q.flag(".sat")
@@ -62,11 +62,11 @@ def _add_sub(q: Quals) -> Op:
 
     def scalar(a, b):
         if sat:   # §9.7.1.1: clamp to MININT..MAXINT
-            v = I.to_int64(a, True) + (-1 if sub else 1) * I.to_int64(b, True)
-            return I.saturate_i64(v, pt)
+            v = int_ops.to_int64(a, True) + (-1 if sub else 1) * int_ops.to_int64(b, True)
+            return int_ops.saturate_i64(v, pt)
         return a - b if sub else a + b
     if pt.kind == "packed":
-        fn, _ = I.lanewise(scalar, pt)
+        fn, _ = int_ops.lanewise(scalar, pt)
         return _binary(q, t, fn)
     return _binary(q, t, scalar)
 
@@ -76,7 +76,7 @@ def _add_sub(q: Quals) -> Op:
 @builder("mul", "mad")
 def _mul_mad(q: Quals) -> Op:
     t = q.type()
-    if t in F.FLOAT_TYPES:
+    if t in float_ops.FLOAT_TYPES:
         return _float_arith(q, t, "mul" if q.base == "mul" else "fma")
     part = q.one(".lo", ".hi", ".wide", required=True)
     pt = TYPES[q.type(INT16_64)]
@@ -92,23 +92,23 @@ def _mul_mad(q: Quals) -> Op:
         if part == ".lo":
             return a * b
         if part == ".hi":
-            return I.mul_hi(a, b, pt)
-        return I.mul_wide(a, b, pt)
+            return int_ops.mul_hi(a, b, pt)
+        return int_ops.mul_wide(a, b, pt)
 
     if q.base == "mul":
         return _binary(q, dst, product, (t, t))
 
     def mad(a, b, c):
         if sat:   # mad.hi.sat.s32: saturate hi(a*b) + c
-            v = I.to_int64(I.mul_hi(a, b, pt), True) + I.to_int64(c, True)
-            return (I.saturate_i64(v, pt),)
+            v = int_ops.to_int64(int_ops.mul_hi(a, b, pt), True) + int_ops.to_int64(c, True)
+            return (int_ops.saturate_i64(v, pt),)
         return (product(a, b) + c,)
     return Op(q.opcode, (dst,), (t, t, dst), mad)
 
 
 @builder("fma")
 def _fma(q: Quals) -> Op:
-    return _float_arith(q, q.type(F.FLOAT_TYPES), "fma")
+    return _float_arith(q, q.type(float_ops.FLOAT_TYPES), "fma")
 
 
 @builder("mul24", "mad24")
@@ -137,8 +137,8 @@ def _mul24(q: Quals) -> Op:
     def mad(a, b, c):
         v = p48(a, b)
         if sat:
-            v = np.where(v >= 1 << 31, v - (1 << 32), v) + I.to_int64(c, True)
-            return (I.saturate_i64(v, pt),)
+            v = np.where(v >= 1 << 31, v - (1 << 32), v) + int_ops.to_int64(c, True)
+            return (int_ops.saturate_i64(v, pt),)
         return ((v + c.astype(np.int64)) & 0xFFFFFFFF).astype(np.uint32),
     return Op(q.opcode, (t,), (t, t, t), mad)
 
@@ -149,33 +149,33 @@ def _mul24(q: Quals) -> Op:
 def _div(q: Quals) -> Op:
     t = q.type()
     if t in (".f32", ".f64"):
-        fmt = F.FMT[t]
+        fmt = float_ops.FMT[t]
         kind = q.one(".approx", ".full")
         mode = _rnd(q, None)
         ftz, _ = _float_flags(q, t, sat_ok=False)
         if kind == ".approx" and t == ".f32" and mode is None:
-            fn = F.div_approx_f32(ftz)
+            fn = float_ops.div_approx_f32(ftz)
         elif kind == ".full" and t == ".f32" and mode is None:
-            fn = F.divide(fmt, "rn", ftz=ftz)        # 2-ulp bound; correctly rounded here
+            fn = float_ops.divide(fmt, "rn", ftz=ftz)        # 2-ulp bound; correctly rounded here
         elif kind is None and mode is not None:
-            fn = F.divide(fmt, mode, ftz=ftz)
+            fn = float_ops.divide(fmt, mode, ftz=ftz)
         else:
             raise Unsupported(f"{q.opcode}: needs one of .approx/.full (f32) or .rn/.rz/.rm/.rp")
         return _binary(q, t, fn)
     pt = TYPES[q.type(INT16_64)]
-    return _binary(q, t, lambda a, b: I.divide(a, b, pt, want_rem=False))
+    return _binary(q, t, lambda a, b: int_ops.divide(a, b, pt, want_rem=False))
 
 
 @builder("rem")
 def _rem(q: Quals) -> Op:
     pt = TYPES[q.type(INT16_64)]
-    return _binary(q, pt.name, lambda a, b: I.divide(a, b, pt, want_rem=True))
+    return _binary(q, pt.name, lambda a, b: int_ops.divide(a, b, pt, want_rem=True))
 
 
 @builder("rcp", "sqrt")
 def _rcp_sqrt(q: Quals) -> Op:
     t = q.type((".f32", ".f64"))
-    fmt = F.FMT[t]
+    fmt = float_ops.FMT[t]
     approx = q.flag(".approx")
     mode = _rnd(q, None)
     ftz = q.flag(".ftz")
@@ -184,11 +184,11 @@ def _rcp_sqrt(q: Quals) -> Op:
     if approx == (mode is not None):
         raise Unsupported(f"{q.opcode}: needs exactly one of .approx or .rn/.rz/.rm/.rp")
     if approx:
-        fn = F.approx(q.base, fmt, ftz=ftz)
+        fn = float_ops.approx(q.base, fmt, ftz=ftz)
     elif q.base == "sqrt":
-        fn = F.sqrt(fmt, mode, ftz=ftz)
+        fn = float_ops.sqrt(fmt, mode, ftz=ftz)
     else:
-        div = F.divide(fmt, mode, ftz=ftz)
+        div = float_ops.divide(fmt, mode, ftz=ftz)
         one = fmt.bits == 32 and np.uint32(0x3F800000) or np.uint64(0x3FF0000000000000)
         fn = lambda a: div(np.full(a.shape, one, dtype=a.dtype), a)  # noqa: E731
     return _unary(q, t, t, fn)
@@ -197,13 +197,13 @@ def _rcp_sqrt(q: Quals) -> Op:
 @builder("rsqrt", "ex2", "lg2", "sin", "cos", "tanh")
 def _approx(q: Quals) -> Op:
     q.one(".approx", required=True)
-    t = q.type(F.FLOAT_TYPES)
+    t = q.type(float_ops.FLOAT_TYPES)
     ftz = q.flag(".ftz")
-    allowed = {"rsqrt": (".f32", ".f64"), "ex2": F.FLOAT_TYPES[:1] + F.FLOAT_TYPES[2:],
-               "tanh": F.FLOAT_TYPES[:1] + F.FLOAT_TYPES[2:]}.get(q.base, (".f32",))
+    allowed = {"rsqrt": (".f32", ".f64"), "ex2": float_ops.FLOAT_TYPES[:1] + float_ops.FLOAT_TYPES[2:],
+               "tanh": float_ops.FLOAT_TYPES[:1] + float_ops.FLOAT_TYPES[2:]}.get(q.base, (".f32",))
     if t not in allowed:
         raise Unsupported(f"{q.opcode}: {q.base}.approx is not defined for {t}")
-    fn = F.over_lanes(t, F.approx(q.base, lane_fmt(t), ftz=ftz))
+    fn = float_ops.over_lanes(t, float_ops.approx(q.base, lane_fmt(t), ftz=ftz))
     return _unary(q, t, t, fn)
 
 
@@ -212,14 +212,14 @@ def _approx(q: Quals) -> Op:
 @builder("abs", "neg")
 def _abs_neg(q: Quals) -> Op:
     t = q.type()
-    if t in F.FLOAT_TYPES:
+    if t in float_ops.FLOAT_TYPES:
         ftz, _ = _float_flags(q, t, sat_ok=False)
-        return _unary(q, t, t, F.abs_neg(t, q.base == "abs", ftz))
+        return _unary(q, t, t, float_ops.abs_neg(t, q.base == "abs", ftz))
     pt = TYPES[q.type((".s8", ".s16", ".s32", ".s64"))]
 
     def run(a):
-        s = I._s(a)
-        return I._u(np.where(s < 0, -s, s) if q.base == "abs" else -s)
+        s = int_ops._s(a)
+        return int_ops._u(np.where(s < 0, -s, s) if q.base == "abs" else -s)
     return _unary(q, t, t, run)
 
 
@@ -227,14 +227,14 @@ def _abs_neg(q: Quals) -> Op:
 def _min_max(q: Quals) -> Op:
     t = q.type()
     is_max = q.base == "max"
-    if t in F.FLOAT_TYPES:
+    if t in float_ops.FLOAT_TYPES:
         ftz, _ = _float_flags(q, t, sat_ok=False)
         nan = q.flag(".NaN")
         xs = q.flag(".xorsign")
         if xs != q.flag(".abs"):
             raise Unsupported(f"{q.opcode}: .xorsign and .abs come together")
         relu = q.flag(".relu")
-        fn = F.over_lanes(t, F.minmax(lane_fmt(t), is_max, ftz=ftz, nan=nan, xorsign_abs=xs,
+        fn = float_ops.over_lanes(t, float_ops.minmax(lane_fmt(t), is_max, ftz=ftz, nan=nan, xorsign_abs=xs,
                                       relu=relu))
         return _binary(q, t, fn)
     pt = TYPES[q.type(INT8_64 + PACKED_INT)]
@@ -243,13 +243,13 @@ def _min_max(q: Quals) -> Op:
         raise Unsupported(f"{q.opcode}: .relu applies to .s32 and .s16x2 only")
 
     def scalar(a, b, signed=pt.signed or t == ".s16x2"):
-        x, y = (I._s(a), I._s(b)) if signed else (a, b)
+        x, y = (int_ops._s(a), int_ops._s(b)) if signed else (a, b)
         r = np.maximum(x, y) if is_max else np.minimum(x, y)
         if relu:
             r = np.maximum(r, 0)
-        return I._u(r) if signed else r
+        return int_ops._u(r) if signed else r
     if pt.kind == "packed":
-        fn, _ = I.lanewise(scalar, pt)
+        fn, _ = int_ops.lanewise(scalar, pt)
         return _binary(q, t, fn)
     return _binary(q, t, scalar)
 
@@ -257,7 +257,7 @@ def _min_max(q: Quals) -> Op:
 @builder("copysign")
 def _copysign(q: Quals) -> Op:
     pt = TYPES[q.type((".f32", ".f64"))]
-    return _binary(q, pt.name, F.copysign(pt))
+    return _binary(q, pt.name, float_ops.copysign(pt))
 
 
 @builder("testp")
@@ -265,7 +265,7 @@ def _testp(q: Quals) -> Op:
     kind = q.one(".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal",
                  required=True)
     t = q.type((".f32", ".f64"))
-    return _unary(q, ".pred", t, F.testp(kind, F.FMT[t]))
+    return _unary(q, ".pred", t, float_ops.testp(kind, float_ops.FMT[t]))
 
 
 # -- sad / dp4a / dp2a ---------------------------------------------------------------------
@@ -277,10 +277,10 @@ def _sad(q: Quals) -> Op:
 
     def run(a, b, c):
         if pt.signed:
-            x, y = I._s(a), I._s(b)
+            x, y = int_ops._s(a), int_ops._s(b)
             big = np.maximum(x, y)
             small = np.minimum(x, y)
-            diff = I._u(big) - I._u(small)
+            diff = int_ops._u(big) - int_ops._u(small)
         else:
             diff = np.maximum(a, b) - np.minimum(a, b)
         return (c + diff,)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import floating as F
-from ptxld.emu.alu import integer as I
+from ptxld.emu.alu import floating as float_ops
+from ptxld.emu.alu import integer as int_ops
 from ptxld.emu.alu.core import Unsupported
 from ptxld.emu.alu.ptxtypes import TYPES, coerce
 
@@ -39,11 +39,11 @@ def atom_combine(op: str, type: str, *, ftz: bool = False):
     pt = TYPES[t]
 
     if op in ("add", "min", "max") and t in _FLOAT_ADD:
-        fmt = F.FMT[F.lane_type(t).name]
+        fmt = float_ops.FMT[float_ops.lane_type(t).name]
         if op == "add":
-            fn = F.over_lanes(t, F.arith("add", fmt, "rn", ftz=ftz and t == ".f32"))
+            fn = float_ops.over_lanes(t, float_ops.arith("add", fmt, "rn", ftz=ftz and t == ".f32"))
         else:
-            fn = F.over_lanes(t, F.minmax(fmt, op == "max"))
+            fn = float_ops.over_lanes(t, float_ops.minmax(fmt, op == "max"))
 
         def run(old, b):
             with np.errstate(all="ignore"):
@@ -55,9 +55,9 @@ def atom_combine(op: str, type: str, *, ftz: bool = False):
         if op == "add":
             return old + b
         if op in ("min", "max"):
-            x, y = (I._s(old), I._s(b)) if pt.signed else (old, b)
+            x, y = (int_ops._s(old), int_ops._s(b)) if pt.signed else (old, b)
             r = np.minimum(x, y) if op == "min" else np.maximum(x, y)
-            return I._u(r) if pt.signed else r
+            return int_ops._u(r) if pt.signed else r
         if op == "inc":     # (old >= b) ? 0 : old + 1
             return np.where(old >= b, old.dtype.type(0), old + old.dtype.type(1))
         if op == "dec":     # (old == 0 || old > b) ? b : old - 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import integer as I
+from ptxld.emu.alu import integer as int_ops
 from ptxld.emu.alu.core import Op, Quals, Unsupported, builder
 from ptxld.emu.alu.ptxtypes import TYPES
 
@@ -81,8 +81,8 @@ def _shr(q: Quals) -> Op:
 
     def run(a, n):
         if t.signed:
-            s = I._s(a)
-            return (I._u(s >> np.minimum(n, t.bits - 1).astype(s.dtype)),)
+            s = int_ops._s(a)
+            return (int_ops._u(s >> np.minimum(n, t.bits - 1).astype(s.dtype)),)
         return (_safe_shr(a, n, t.bits).astype(t.dtype),)
     return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
@@ -100,7 +100,7 @@ def _shf(q: Quals) -> Op:
         v = (b.astype(np.uint64) << np.uint64(32)) | a.astype(np.uint64)
         n = n.astype(np.uint64)
         r = (v << n) >> np.uint64(32) if left else v >> n
-        return ((r & I.M32).astype(np.uint32),)
+        return ((r & int_ops.M32).astype(np.uint32),)
     return Op(q.opcode, (t,), (t, t, ".u32"), run)
 
 
@@ -109,21 +109,21 @@ def _shf(q: Quals) -> Op:
 @builder("popc", "clz")
 def _count(q: Quals) -> Op:
     t = q.type((".b32", ".b64"))
-    f = I.popc if q.base == "popc" else I.clz
+    f = int_ops.popc if q.base == "popc" else int_ops.clz
     return Op(q.opcode, (".u32",), (t,), lambda a: (f(a),))
 
 
 @builder("brev")
 def _brev(q: Quals) -> Op:
     t = q.type((".b32", ".b64"))
-    return Op(q.opcode, (t,), (t,), lambda a: (I.brev(a),))
+    return Op(q.opcode, (t,), (t,), lambda a: (int_ops.brev(a),))
 
 
 @builder("bfind")
 def _bfind(q: Quals) -> Op:
     shiftamt = q.flag(".shiftamt")
     t = TYPES[q.type((".u32", ".s32", ".u64", ".s64"))]
-    return Op(q.opcode, (".u32",), (t.name,), lambda a: (I.bfind(a, t, shiftamt),))
+    return Op(q.opcode, (".u32",), (t.name,), lambda a: (int_ops.bfind(a, t, shiftamt),))
 
 
 # -- bit fields ----------------------------------------------------------------------------

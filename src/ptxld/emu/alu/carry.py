@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import integer as I
+from ptxld.emu.alu import integer as int_ops
 from ptxld.emu.alu.core import BUILDERS, Op, Quals, Unsupported, builder
 from ptxld.emu.alu.ptxtypes import TYPES
 
@@ -61,7 +61,7 @@ def _mad(q: Quals, carry_in: bool) -> Op:
     pt = TYPES[q.type(CARRY_TYPES)]
 
     def fn(a, b, c, cin):
-        p = a * b if part == ".lo" else I.mul_hi(a, b, pt)
+        p = a * b if part == ".lo" else int_ops.mul_hi(a, b, pt)
         return _add(p, c, cin)
     return _op(q, 3, fn, carry_in, cout)
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import floating as F
-from ptxld.emu.alu import rounding as R
+from ptxld.emu.alu import floating as float_ops
+from ptxld.emu.alu import rounding as round_ops
 from ptxld.emu.alu.core import Op, Quals, Unsupported, builder
 from ptxld.emu.alu.ptxtypes import TYPES, signed_view, split_lanes, join_lanes
 
@@ -12,7 +12,7 @@ INT_CMP = (".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs")
 FLOAT_CMP = (".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu",
              ".geu", ".num", ".nan")
 BOOL_OPS = {".and": np.logical_and, ".or": np.logical_or, ".xor": np.logical_xor}
-CMP_TYPES = (".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64") + F.FLOAT_TYPES
+CMP_TYPES = (".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64") + float_ops.FLOAT_TYPES
 
 _ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
             "gt": np.greater, "ge": np.greater_equal}
@@ -24,10 +24,10 @@ def compare(cmp: str, t: str, ftz: bool):
     pt = TYPES[t]
     c = cmp[1:]
     if pt.kind == "f":
-        fmt = F.FMT[t]
+        fmt = float_ops.FMT[t]
 
         def run(a, b):
-            x, y = F.load(a, fmt, ftz), F.load(b, fmt, ftz)
+            x, y = float_ops.load(a, fmt, ftz), float_ops.load(b, fmt, ftz)
             unordered = np.isnan(x) | np.isnan(y)
             if c == "num":
                 return ~unordered
@@ -155,6 +155,6 @@ def _slct(q: Quals) -> Op:
         if ct == ".s32":
             ok = signed_view(c) >= 0
         else:
-            ok = F.load(c, R.F32, ftz) >= 0
+            ok = float_ops.load(c, round_ops.F32, ftz) >= 0
         return (np.where(ok, a, b),)
     return Op(q.opcode, (dt,), (dt, dt, ct), run)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxld.emu.alu import floating as F
-from ptxld.emu.alu import integer as I
-from ptxld.emu.alu import rounding as R
+from ptxld.emu.alu import floating as float_ops
+from ptxld.emu.alu import integer as int_ops
+from ptxld.emu.alu import rounding as round_ops
 from ptxld.emu.alu.core import Op, Quals, Unsupported, builder
 from ptxld.emu.alu.ptxtypes import TYPES, PtxType, join_lanes, split_lanes
 
@@ -22,19 +22,19 @@ FRND = (".rn", ".rna", ".rz", ".rm", ".rp")
 def int_value(bits: np.ndarray, t: PtxType) -> tuple[np.ndarray, np.ndarray]:
     """Integer bits -> exact (hi, lo) float64 pair (lo = 0 below 54 bits)."""
     if t.bits <= 32:
-        return I.to_int64(bits, t.signed).astype(np.float64), np.zeros(bits.shape)
+        return int_ops.to_int64(bits, t.signed).astype(np.float64), np.zeros(bits.shape)
     u = bits.astype(np.uint64)
     neg = (u.view(np.int64) < 0) if t.signed else np.zeros(u.shape, dtype=bool)
     mag = np.where(neg, -u, u)
-    hi, lo = R.two_sum((mag >> np.uint64(32)).astype(np.float64) * 2.0 ** 32,
-                       (mag & I.M32).astype(np.float64))
+    hi, lo = round_ops.two_sum((mag >> np.uint64(32)).astype(np.float64) * 2.0 ** 32,
+                       (mag & int_ops.M32).astype(np.float64))
     return np.where(neg, -hi, hi), np.where(neg, -lo, lo)
 
 
 def float_to_int(v: np.ndarray, irnd: str, t: PtxType) -> np.ndarray:
     """Round to integral, then saturate to the destination range; NaN -> 0 (§9.7.9.21)."""
     r = IRND[irnd](v)
-    lo, hi = I.limits(t)
+    lo, hi = int_ops.limits(t)
     nan = np.isnan(r)
     r = np.where(nan, 0.0, r)
     low, high = r <= lo, r >= float(hi) + 1 if t.bits == 64 else r >= hi
@@ -50,16 +50,16 @@ def _int_to_int(a: np.ndarray, st: PtxType, dt: PtxType, sat: bool) -> np.ndarra
     if sat:
         if st.bits == 64 and not st.signed:
             v = a.astype(np.uint64)
-            lo, hi = I.limits(dt)
+            lo, hi = int_ops.limits(dt)
             return np.minimum(v, np.uint64(hi)).astype(dt.dtype)
-        v = I._s(a).astype(np.int64) if st.signed else a.astype(np.int64)
-        return I.saturate_i64(v, dt)
-    v = I._s(a).astype(np.int64).view(np.uint64) if st.signed else a.astype(np.uint64)
+        v = int_ops._s(a).astype(np.int64) if st.signed else a.astype(np.int64)
+        return int_ops.saturate_i64(v, dt)
+    v = int_ops._s(a).astype(np.int64).view(np.uint64) if st.signed else a.astype(np.uint64)
     return v.astype(dt.dtype)
 
 
 def _finish(v, fmt, *, ftz, sat, relu):
-    return F.store(v, fmt, ftz=ftz, sat=sat, relu=relu)
+    return float_ops.store(v, fmt, ftz=ftz, sat=sat, relu=relu)
 
 
 @builder("cvt")
@@ -79,8 +79,8 @@ def _cvt(q: Quals) -> Op:
     # packed destinations from two f32 sources: d = {cvt(a) high, cvt(b) low}
     if dname in (".f16x2", ".bf16x2", ".e4m3x2", ".e5m2x2") and sname == ".f32":
         lane = TYPES[dname].lane
-        fmt = F.FMT[lane]
-        if fmt in (R.E4M3, R.E5M2) and not satfinite:
+        fmt = float_ops.FMT[lane]
+        if fmt in (round_ops.E4M3, round_ops.E5M2) and not satfinite:
             raise Unsupported(f"{q.opcode}: f8 conversions require .satfinite")
         mode = (frnd or ".rn")[1:]
         bits = fmt.bits
@@ -88,17 +88,17 @@ def _cvt(q: Quals) -> Op:
         def pack(a, b):
             halves = []
             for x in (b, a):
-                v = R.decode(x, R.F32)
-                halves.append(_finish(R.round_to_grid(v, None, fmt, mode, satfinite=satfinite),
+                v = round_ops.decode(x, round_ops.F32)
+                halves.append(_finish(round_ops.round_to_grid(v, None, fmt, mode, satfinite=satfinite),
                                       fmt, ftz=False, sat=False, relu=relu))
             return (join_lanes(halves, bits),)
         return Op(q.opcode, (dname,), (".f32", ".f32"), pack)
     # packed f8 -> f16x2 (exact widening)
     if dname == ".f16x2" and sname in (".e4m3x2", ".e5m2x2"):
-        sf = F.FMT[TYPES[sname].lane]
+        sf = float_ops.FMT[TYPES[sname].lane]
 
         def unpack(a):
-            parts = [R.encode(R.decode(x, sf), R.F16) for x in split_lanes(a, 2, 8)]
+            parts = [round_ops.encode(round_ops.decode(x, sf), round_ops.F16) for x in split_lanes(a, 2, 8)]
             return (join_lanes(parts, 16),)
         return Op(q.opcode, (dname,), (sname,), unpack)
 
@@ -114,13 +114,13 @@ def _cvt(q: Quals) -> Op:
     if dname in INTS:                        # float -> integer (always saturating)
         if frnd:
             raise Unsupported(f"{q.opcode}: float-to-integer needs .rni/.rzi/.rmi/.rpi")
-        sfmt = F.FMT[sname]
+        sfmt = float_ops.FMT[sname]
         ir = irnd or ".rzi"
         return Op(q.opcode, (dname,), (sname,),
-                  lambda a: (float_to_int(F.load(a, sfmt, ftz), ir, dt),))
+                  lambda a: (float_to_int(float_ops.load(a, sfmt, ftz), ir, dt),))
 
-    dfmt = F.FMT[dname]
-    if dfmt in (R.E4M3, R.E5M2) and not satfinite:
+    dfmt = float_ops.FMT[dname]
+    if dfmt in (round_ops.E4M3, round_ops.E5M2) and not satfinite:
         raise Unsupported(f"{q.opcode}: f8 conversions require .satfinite")
     if sname in INTS:                        # integer -> float
         if irnd:
@@ -129,30 +129,30 @@ def _cvt(q: Quals) -> Op:
 
         def i2f(a):
             hi, lo = int_value(a, st)
-            if dfmt is R.F64:
-                v = R.round_pair_f64(hi, lo, mode)
+            if dfmt is round_ops.F64:
+                v = round_ops.round_pair_f64(hi, lo, mode)
             else:
-                v = R.round_to_grid(hi, lo, dfmt, mode, satfinite=satfinite)
+                v = round_ops.round_to_grid(hi, lo, dfmt, mode, satfinite=satfinite)
             return (_finish(v, dfmt, ftz=ftz, sat=sat, relu=relu),)
         return Op(q.opcode, (dname,), (sname,), i2f)
 
-    sfmt = F.FMT[sname]                      # float -> float
+    sfmt = float_ops.FMT[sname]                      # float -> float
     if irnd:
         if dname != sname:
             raise Unsupported(f"{q.opcode}: integral rounding needs equal types")
         f = IRND[irnd]
         return Op(q.opcode, (dname,), (sname,),
-                  lambda a: (_finish(f(F.load(a, sfmt, ftz)), dfmt, ftz=ftz, sat=sat, relu=relu),))
+                  lambda a: (_finish(f(float_ops.load(a, sfmt, ftz)), dfmt, ftz=ftz, sat=sat, relu=relu),))
     mode = (frnd or ".rn")[1:]
     if dfmt.p < sfmt.p or dfmt.emax < sfmt.emax:
-        if frnd is None and dfmt is not R.TF32:
+        if frnd is None and dfmt is not round_ops.TF32:
             raise Unsupported(f"{q.opcode}: narrowing float conversion needs a rounding modifier")
     elif frnd is not None and dname != sname:
         raise Unsupported(f"{q.opcode}: widening conversion takes no rounding modifier")
 
     def f2f(a):
-        v = F.load(a, sfmt, ftz)
-        v = R.round_to_grid(v, None, dfmt, mode, satfinite=satfinite)
+        v = float_ops.load(a, sfmt, ftz)
+        v = round_ops.round_to_grid(v, None, dfmt, mode, satfinite=satfinite)
         return (_finish(v, dfmt, ftz=ftz, sat=sat, relu=relu),)
     return Op(q.opcode, (dname,), (sname,), f2f)
 

@@ -13,11 +13,11 @@ from fractions import Fraction
 import numpy as np
 
 from ptxld.emu.alu import fastround
-from ptxld.emu.alu import rounding as R
+from ptxld.emu.alu import rounding as round_ops
 from ptxld.emu.alu.ptxtypes import TYPES, PtxType, join_lanes, split_lanes
 
-FMT = {".f16": R.F16, ".bf16": R.BF16, ".f32": R.F32, ".f64": R.F64, ".tf32": R.TF32,
-       ".e4m3": R.E4M3, ".e5m2": R.E5M2}
+FMT = {".f16": round_ops.F16, ".bf16": round_ops.BF16, ".f32": round_ops.F32, ".f64": round_ops.F64, ".tf32": round_ops.TF32,
+       ".e4m3": round_ops.E4M3, ".e5m2": round_ops.E5M2}
 ROUND_QUALS = (".rn", ".rz", ".rm", ".rp")
 FLOAT_TYPES = (".f32", ".f64", ".f16", ".f16x2", ".bf16", ".bf16x2")
 
@@ -43,21 +43,21 @@ def over_lanes(t: str, fn):
     return run
 
 
-def load(bits: np.ndarray, fmt: R.Format, ftz: bool) -> np.ndarray:
-    v = R.decode(bits, fmt)
-    return R.flush_subnormal(v, fmt) if ftz else v
+def load(bits: np.ndarray, fmt: round_ops.Format, ftz: bool) -> np.ndarray:
+    v = round_ops.decode(bits, fmt)
+    return round_ops.flush_subnormal(v, fmt) if ftz else v
 
 
-def store(v: np.ndarray, fmt: R.Format, *, ftz=False, sat=False, relu=False) -> np.ndarray:
+def store(v: np.ndarray, fmt: round_ops.Format, *, ftz=False, sat=False, relu=False) -> np.ndarray:
     """Final touches on values already on the grid, then raw bits."""
     if ftz:
-        v = R.flush_subnormal(v, fmt)
+        v = round_ops.flush_subnormal(v, fmt)
     if sat:  # clamp to [0, 1], NaN -> +0 (§9.7.3 .sat)
         v = np.where(np.isnan(v), 0.0, np.clip(v, 0.0, 1.0))
         v = np.where(v == 0, 0.0, v)
     if relu:  # negative -> +0, NaN stays NaN (canonical) (§9.7.4 fma.relu)
         v = np.where(v < 0, 0.0, v)
-    return R.encode(v, fmt)
+    return round_ops.encode(v, fmt)
 
 
 # -- exact f64 fallbacks -------------------------------------------------------------------
@@ -111,17 +111,17 @@ def _sqrt_exact(a):
     return Fraction(2 * s + (0 if exact else 1), 1 << (k + 1))
 
 
-def round_once(v: np.ndarray, fmt: R.Format, mode: str) -> np.ndarray:
+def round_once(v: np.ndarray, fmt: round_ops.Format, mode: str) -> np.ndarray:
     """float64 values rounded once to ``fmt`` in ``mode`` (values on the grid, as float64): a
     cast and at most one grid step for f32/f16/bf16 (``fastround``), else ``round_to_grid``."""
     if fastround.supported(fmt) and mode != "rna":
-        return R.decode(fastround.round_bits(np.asarray(v, np.float64), fmt, mode), fmt)
-    return R.round_to_grid(v, None, fmt, mode)
+        return round_ops.decode(fastround.round_bits(np.asarray(v, np.float64), fmt, mode), fmt)
+    return round_ops.round_to_grid(v, None, fmt, mode)
 
 
 # -- the arithmetic core -------------------------------------------------------------------
 
-def arith(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
+def arith(kind: str, fmt: round_ops.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
     """add/sub/mul/fma on raw bits of ``fmt`` with exact rounding in ``mode``: f32, f16 and bf16
     through ``fastround`` (float64 with round-to-odd), others through ``arith_exact``."""
     if fastround.supported(fmt) and mode != "rna":
@@ -129,24 +129,24 @@ def arith(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, r
     return arith_exact(kind, fmt, mode, ftz=ftz, sat=sat, relu=relu)
 
 
-def arith_exact(kind: str, fmt: R.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
+def arith_exact(kind: str, fmt: round_ops.Format, mode: str = "rn", *, ftz=False, sat=False, relu=False):
     """The reference: exact values or ``hi+lo`` pairs rounded once by ``rounding.round_to_grid``
     (and exact rationals for f64 fma and directed f64 mul)."""
     def run(*bits):
         v = [load(b, fmt, ftz) for b in bits]
-        if fmt is R.F64:
+        if fmt is round_ops.F64:
             out = _arith_f64(kind, mode, *v)
         else:
             if kind == "mul":
                 hi, lo = v[0] * v[1], None                    # exact: <= 48-bit product
-                out = R.round_to_grid(hi, lo, fmt, mode)
+                out = round_ops.round_to_grid(hi, lo, fmt, mode)
             else:
                 if kind == "fma":
                     x, y = v[0] * v[1], v[2]                  # exact product
                 else:
                     x, y = v[0], (v[1] if kind == "add" else -v[1])
-                hi, lo = R.two_sum(x, y)
-                out = R.round_to_grid(hi, lo, fmt, mode)
+                hi, lo = round_ops.two_sum(x, y)
+                out = round_ops.round_to_grid(hi, lo, fmt, mode)
                 out = _exact_zero_sign(out, hi, x, y, mode)
         return store(out, fmt, ftz=ftz, sat=sat, relu=relu)
     return run
@@ -162,36 +162,36 @@ def _exact_zero_sign(out, hi, x, y, mode):
 
 def _arith_f64(kind, mode, *v):
     if kind == "fma":
-        return R.exact_f64(_fma_exact(mode), *v, mode=mode)
+        return round_ops.exact_f64(_fma_exact(mode), *v, mode=mode)
     if kind == "mul":
-        return v[0] * v[1] if mode == "rn" else R.exact_f64(_mul_exact, *v, mode=mode)
+        return v[0] * v[1] if mode == "rn" else round_ops.exact_f64(_mul_exact, *v, mode=mode)
     x, y = v[0], (v[1] if kind == "add" else -v[1])
-    hi, lo = R.two_sum(x, y)
+    hi, lo = round_ops.two_sum(x, y)
     ovf = np.isinf(hi) & np.isfinite(x) & np.isfinite(y)
-    out = R.round_pair_f64(hi, lo, mode, ovf)
+    out = round_ops.round_pair_f64(hi, lo, mode, ovf)
     return _exact_zero_sign(out, hi, x, y, mode)
 
 
-def divide(fmt: R.Format, mode: str, *, ftz=False):
+def divide(fmt: round_ops.Format, mode: str, *, ftz=False):
     """Correctly rounded division. For p <= 24 the float64 quotient q is within 2^-53 relative
     of a/b while a non-exact quotient is >= 2^-49 relative away from any grid point or midpoint,
     so rounding q alone is exact in every mode."""
     def run(a, b):
         x, y = load(a, fmt, ftz), load(b, fmt, ftz)
-        if fmt is R.F64:
-            out = x / y if mode == "rn" else R.exact_f64(_div_exact, x, y, mode=mode)
+        if fmt is round_ops.F64:
+            out = x / y if mode == "rn" else round_ops.exact_f64(_div_exact, x, y, mode=mode)
         else:
             out = round_once(x / y, fmt, mode)
         return store(out, fmt, ftz=ftz)
     return run
 
 
-def sqrt(fmt: R.Format, mode: str, *, ftz=False):
+def sqrt(fmt: round_ops.Format, mode: str, *, ftz=False):
     """Correctly rounded sqrt; the f32 argument of ``divide`` holds with 2^-51 for roots."""
     def run(a):
         x = load(a, fmt, ftz)
-        if fmt is R.F64:
-            out = np.sqrt(x) if mode == "rn" else R.exact_f64(_sqrt_exact, x, mode=mode)
+        if fmt is round_ops.F64:
+            out = np.sqrt(x) if mode == "rn" else round_ops.exact_f64(_sqrt_exact, x, mode=mode)
         else:
             out = round_once(np.sqrt(x), fmt, mode)
         return store(out, fmt, ftz=ftz)
@@ -203,11 +203,11 @@ def div_approx_f32(ftz: bool):
     2^126 < |b| < 2^128 the result is 0 for finite a and NaN for infinite a. Values here are
     a correctly rounded quotient, well inside the bound, with the stated out-of-range rule."""
     def run(a, b):
-        x, y = load(a, R.F32, ftz), load(b, R.F32, ftz)
-        q = round_once(x / y, R.F32, "rn")
+        x, y = load(a, round_ops.F32, ftz), load(b, round_ops.F32, ftz)
+        q = round_once(x / y, round_ops.F32, "rn")
         big = (np.abs(y) > 2.0 ** 126) & np.isfinite(y)
         q = np.where(big, np.where(np.isinf(x), np.nan, np.copysign(0.0, x) * np.copysign(1.0, y)), q)
-        return store(q, R.F32, ftz=ftz)
+        return store(q, round_ops.F32, ftz=ftz)
     return run
 
 
@@ -238,7 +238,7 @@ APPROX_BOUNDS = {
 }
 
 
-def approx(name: str, fmt: R.Format, *, ftz=False):
+def approx(name: str, fmt: round_ops.Format, *, ftz=False):
     f = APPROX[name]
 
     def run(a):
@@ -249,7 +249,7 @@ def approx(name: str, fmt: R.Format, *, ftz=False):
 
 # -- min / max -----------------------------------------------------------------------------
 
-def minmax(fmt: R.Format, is_max: bool, *, ftz=False, nan=False, xorsign_abs=False, relu=False):
+def minmax(fmt: round_ops.Format, is_max: bool, *, ftz=False, nan=False, xorsign_abs=False, relu=False):
     """§9.7.3.10/11: one NaN operand -> the other; both NaN -> canonical NaN; .NaN: any NaN -> NaN;
     -0.0 is ordered below +0.0; .xorsign.abs: compare |a|,|b|, sign = sign(a) xor sign(b)."""
     def run(a, b):
@@ -283,7 +283,7 @@ def abs_neg(t: str, is_abs: bool, ftz: bool):
 
     def run(a):
         if ftz:
-            v = R.decode(a, fmt)
+            v = round_ops.decode(a, fmt)
             tiny = (v != 0) & (np.abs(v) < fmt.min_normal)
             a = np.where(tiny, a & m, a).astype(a.dtype)
         return (a & ~m) if is_abs else (a ^ m)
@@ -302,9 +302,9 @@ TESTP = {
 }
 
 
-def testp(kind: str, fmt: R.Format):
+def testp(kind: str, fmt: round_ops.Format):
     def run(a):
-        v = R.decode(a, fmt)
+        v = round_ops.decode(a, fmt)
         if kind in TESTP:
             return TESTP[kind](v)
         normal = np.isfinite(v) & (np.abs(v) >= fmt.min_normal)

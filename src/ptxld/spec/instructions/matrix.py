@@ -8,7 +8,7 @@ and leave those combinations to that table.
 """
 from __future__ import annotations
 
-from .. import mma as M
+from .. import mma as mma_spec
 from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
@@ -24,7 +24,7 @@ _B8_FORMS = Gate((8, 6), 100, "8-bit matrix shapes",
                  "sm_120a/sm_120f (ptxas 13.0 refuses plain sm_100 and sm_90a)")
 _WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=("sm_90a",))
 
-_MMA_SHAPES = tuple(sorted({"." + k.shape for k in M.MMA_KINDS}))
+_MMA_SHAPES = tuple(sorted({"." + k.shape for k in mma_spec.MMA_KINDS}))
 _MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1",
               ".s32", ".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1", ".ue8m0", ".ue4m3")
 
@@ -47,20 +47,20 @@ def _cls(type_: str) -> str:
 
 
 def _mma_operands(kind, d: str, a: str, b: str, c: str) -> str:
-    lays = M.mma_fragments(kind.shape, a, b, c, d)
+    lays = mma_spec.mma_fragments(kind.shape, a, b, c, d)
     return ", ".join(_role(n, lays[n].nregs, _cls(t), n == "d")
                      for n, t in (("d", d), ("a", a), ("b", b), ("c", c)))
 
 
 def _mma_forms() -> tuple[Form, ...]:
-    """One form per (shape, dtype, atype, btype, ctype) of `M.MMA_KINDS`, with its gate; layouts
+    """One form per (shape, dtype, atype, btype, ctype) of `mma_spec.MMA_KINDS`, with its gate; layouts
     .row.col except m8n8k4 .f16 (any), .satfinite for the integer types, .rnd for .f64, the
     required .xor/.and + .popc for .b1 (`.and` from sm_80, PTX ISA 7.1); FP8 with .f16
     accumulators from PTX ISA 8.7 (all measured with ptxas 13.0)."""
     out = []
-    for kind in M.MMA_KINDS:
+    for kind in mma_spec.MMA_KINDS:
         layouts = ".alayout.blayout" if kind.shape == "m8n8k4" and kind.ab == ("f16",) else ".row.col"
-        for d, a, b, c in M.mma_type_combinations(kind):
+        for d, a, b, c in mma_spec.mma_type_combinations(kind):
             gate = Gate(kind.min_ptx, kind.min_sm, f"mma .{kind.shape} .{a}",
                         f"mma.sync .{kind.shape} with .{a}: PTX ISA {kind.min_ptx[0]}.{kind.min_ptx[1]}, "
                         f"sm_{kind.min_sm}.")
@@ -88,21 +88,21 @@ def _mma_forms() -> tuple[Form, ...]:
 
 
 def _wgmma_forms() -> tuple[Form, ...]:
-    """wgmma.mma_async per operand type: the .m64nNkK shapes of `M.wgmma_n_values`, the
-    accumulators of `M.WGMMA_ACC`, and the operand list (16-bit types take imm-trans for A and B,
+    """wgmma.mma_async per operand type: the .m64nNkK shapes of `mma_spec.wgmma_n_values`, the
+    accumulators of `mma_spec.WGMMA_ACC`, and the operand list (16-bit types take imm-trans for A and B,
     or for B alone when A is in registers; tf32 and FP8 only imm-scale-a/b; integers and b1
     only scale-d) — measured with ptxas 13.0."""
     out = []
-    for atype, k in M.WGMMA_K.items():
+    for atype, k in mma_spec.WGMMA_K.items():
         family = {"e4m3": ("e4m3", "e5m2"), "e5m2": ("e4m3", "e5m2"), "s8": ("s8", "u8"),
                   "u8": ("s8", "u8")}.get(atype, (atype,))
-        av = _role("av", M.wgmma_fragments(8, atype, M.WGMMA_ACC[atype][0])["a"].nregs, _cls(atype))
+        av = _role("av", mma_spec.wgmma_fragments(8, atype, mma_spec.WGMMA_ACC[atype][0])["a"].nregs, _cls(atype))
         for btype in family:
-            for dtype in M.WGMMA_ACC[atype]:
+            for dtype in mma_spec.WGMMA_ACC[atype]:
                 types = f".{dtype}.{atype}.{btype}"
-                for n in M.wgmma_n_values(atype):
+                for n in mma_spec.wgmma_n_values(atype):
                     shape = {"shape": (f".m64n{n}k{k}",)}
-                    d = _role("d", M.wgmma_fragments(n, atype, dtype)["d"].nregs, _cls(dtype), True)
+                    d = _role("d", mma_spec.wgmma_fragments(n, atype, dtype)["d"].nregs, _cls(dtype), True)
                     if atype in ("f16", "bf16"):
                         out.append(Form(".sync{.aligned}.shape" + types,
                                         f"{d}, a, b, scale_d, imm_a, imm_b, trans_a, trans_b", where=shape))
@@ -122,9 +122,9 @@ def _wgmma_forms() -> tuple[Form, ...]:
 def _wgmma_shapes(k_factor: int = 1) -> tuple[str, ...]:
     """Every .m64nNkK (the sparse forms, k_factor 2, have twice the K of the dense ones)."""
     out = set()
-    for t, k in M.WGMMA_K.items():
+    for t, k in mma_spec.WGMMA_K.items():
         if k_factor == 1 or t != "b1":
-            out.update(f".m64n{n}k{k * k_factor}" for n in M.wgmma_n_values(t))
+            out.update(f".m64n{n}k{k * k_factor}" for n in mma_spec.wgmma_n_values(t))
     return tuple(sorted(out))
 
 
@@ -167,13 +167,13 @@ _WGMMA_FORMS = _wgmma_forms()
 
 RECORDS = (
     InstructionSpec("ldmatrix", "PTX ISA 9.7.14.5.15 (ldmatrix)", _SYNC + (
-        Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(M.COUNTS)),
+        Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(mma_spec.COUNTS)),
         Group("trans", (".trans",)), _SPACE,
         Group("type", (".b16", ".b8", ".b8x16")), Group("src_fmt", (".b6x16_p32", ".b4x16_p64")),
     ), forms=_LDMATRIX_FORMS, operands={"a": "addr", **_ROLES}),
 
     InstructionSpec("stmatrix", "PTX ISA 9.7.14.5.16 (stmatrix)", _SYNC + (
-        Group("shape", (".m8n8", ".m16n8")), Group("num", tuple(M.COUNTS)),
+        Group("shape", (".m8n8", ".m16n8")), Group("num", tuple(mma_spec.COUNTS)),
         Group("trans", (".trans",)), _SPACE, Group("type", (".b16", ".b8")),
     ), forms=_STMATRIX_FORMS, operands={"a": "addr", **_ROLES}),
 
@@ -183,7 +183,7 @@ RECORDS = (
         Form(".sync.aligned.m8n8.trans.b16", "dm, am", gate=_MOVMATRIX),
     ), operands={"dm": "=reg:b32", "am": "reg:b32"}),
 
-    # mma: every qualifier ptxas takes on mma.sync; the shape/type table is M.MMA_KINDS
+    # mma: every qualifier ptxas takes on mma.sync; the shape/type table is mma_spec.MMA_KINDS
     InstructionSpec("mma", "PTX ISA 9.7.14.5.14 (mma)", _SYNC + (
         Group("shape", _MMA_SHAPES + (".m16n8k64", ".m16n8k128")),
         Group("alayout", (".row", ".col")), Group("blayout", (".row", ".col")),
