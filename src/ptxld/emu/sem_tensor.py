@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Vector
+from ..spec import swizzle as swizzle_spec
+from ..spec import tensormap as map_spec
 from . import async_state as copy_state
 from . import errors
 from . import tensormap as tensor_maps
@@ -37,6 +39,17 @@ def read_map(b, addr: int, pos: int) -> dict:
                     "the tensor-map operand does not point to a tensor map (build one with "
                     "ptxld.TensorMap.tiled / .im2col and pass it as the kernel argument)",
                     "the address of a 128-byte tensor map")
+    try:
+        tensor_maps.check(f)
+    except errors.TensorMapError as e:
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic", f"the tensor map is invalid: {e}",
+                    "a tensor map cuTensorMapEncode would accept (after any tensormap.replace "
+                    "edits)") from None
+    unrun = _unexecuted(f)
+    if unrun:
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic",
+                    f"a tensor copy through a map with {unrun} is not executed by this emulator",
+                    "a map with a byte-sized element type and a 32B/64B/128B swizzle")
     g = tensor_maps.translate(f, getattr(b.launch, "bound", ()))
     if g is None:
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
@@ -44,6 +57,15 @@ def read_map(b, addr: int, pos: int) -> dict:
                     "a tensor map over (a view of) an array passed to the kernel")
     f["global"] = g
     return f
+
+
+def _unexecuted(f) -> str | None:
+    """What of a valid map this emulator does not move data for, or None."""
+    if f["esize"] is None:
+        return f"the packed element type {map_spec.ELEMTYPES[f['dtype']].name}"
+    if f["swizzle"] not in swizzle_spec.SPAN:
+        return f"the {f['swizzle']} swizzle mode"
+    return None
 
 
 def _coords_operand(prog, ins, node: Address):
@@ -158,7 +180,7 @@ def _compile_tensor(op, prog, reduce: bool):
                 traced.append((t, _global_runs(f, idx[ok])))
             if store:
                 try:
-                    combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
+                    combine = _combiner(redop, _reduce_type(f["dtype"])) if redop else None
                 except CompileError as e:
                     raise Fault(errors.AsyncCopyError, k, int(maps[k]), "generic", str(e),
                                 "a reduction the PTX ISA defines for the tensor map's data type") from None
@@ -188,9 +210,11 @@ def _global_runs(f, idx):
     return addr[starts], lengths.astype(np.int64) * es
 
 
-#: a tensor reduction combines elements of the map's data type (CUtensorMapDataType code)
-_REDUCE_TYPE = {0: ".u8", 1: ".u16", 2: ".u32", 3: ".s32", 4: ".u64", 5: ".s64", 6: ".f16",
-                7: ".f32", 8: ".f64", 9: ".bf16", 10: ".f32", 11: ".f32", 12: ".f32"}
+def _reduce_type(code: int) -> str:
+    """A tensor reduction combines elements of the map's data type; the flush-to-zero and
+    tf32 variants are 32-bit floats in memory."""
+    name = map_spec.ELEMTYPES[code].name
+    return {".f32.ftz": ".f32", ".tf32": ".f32", ".tf32.ftz": ".f32"}.get(name, name)
 
 
 def _issue_load(b, op, t, f, idx, ok, dst, nbytes, bar, mask, pos):
@@ -245,42 +269,76 @@ def compile_tensor_reduce(op, prog):
 
 # ------------------------------------------------------------------------------ map instructions
 
-#: tensormap.replace fields -> (byte offset in tensormap.py's encoding, bytes, ordinal stride)
-_FIELDS = {".global_address": (tensor_maps.OFF_ADDRESS, 8, 0), ".global_dim": (tensor_maps.OFF_DIMS, 4, 4),
-           ".global_stride": (tensor_maps.OFF_STRIDES, 8, 8), ".box_dim": (tensor_maps.OFF_BOX, 2, 2),
-           ".element_stride": (tensor_maps.OFF_ESTRIDES, 1, 1)}
+#: tensormap.replace field -> (byte offset in tensormap.py's encoding, bytes, ordinal stride);
+#: the enumerated fields store the ISA's code, .rank the rank (new_val + 1)
+_FIELD_BYTES = {".global_address": (tensor_maps.OFF_ADDRESS, 8, 0), ".rank": (tensor_maps.OFF_RANK, 1, 0),
+                ".global_dim": (tensor_maps.OFF_DIMS, 4, 4), ".global_stride": (tensor_maps.OFF_STRIDES, 8, 8),
+                ".box_dim": (tensor_maps.OFF_BOX, 2, 2), ".element_stride": (tensor_maps.OFF_ESTRIDES, 1, 1),
+                ".elemtype": (tensor_maps.OFF_DTYPE, 1, 0), ".interleave_layout": (tensor_maps.OFF_INTERLEAVE, 1, 0),
+                ".swizzle_mode": (tensor_maps.OFF_SWIZZLE, 1, 0), ".fill_mode": (tensor_maps.OFF_OOB, 1, 0),
+                ".swizzle_atomicity": (tensor_maps.OFF_ATOMICITY, 1, 0)}
+assert set(_FIELD_BYTES) == set(map_spec.FIELDS)
+
+
+def _bad_new_value(field: map_spec.Field, ordinal: int | None, value: int) -> str | None:
+    """Why a new value (or ordinal) is outside what the ISA defines for the field, or None."""
+    if ordinal is not None and not 0 <= ordinal <= field.max_ordinal:
+        return f"ordinal {ordinal} is outside 0..{field.max_ordinal}"
+    hi = field.max_value
+    if value < field.min_value or (hi is not None and value > hi) or value % field.multiple:
+        rng = f"{field.min_value}..{hi}" if hi is not None else f"at least {field.min_value}"
+        mult = f", a multiple of {field.multiple}" if field.multiple > 1 else ""
+        return f"new value {value} is outside the valid values ({rng}{mult})"
+    return None
 
 
 @handler("tensormap.replace")
 def compile_tensormap_replace(op, prog):
     """tensormap.replace.tile.field.space.b1024.type [addr], {ord,} new_val: rewrite one field of
-    a tensor map in memory (global_address, global_dim, global_stride, box_dim, element_stride)."""
+    a tensor map in memory. A new value outside the ISA's valid values for its field faults
+    here; whether the map as a whole is valid is checked when a copy uses it."""
     ins = op.ins
     d = ins.decoded
-    field = d.get("field")
-    if field not in _FIELDS:
-        raise CompileError(f"tensormap.replace of {field} is not executed")
+    field = map_spec.FIELDS.get(d.get("field"))
+    if field is None:
+        raise CompileError(f"`{ins.opcode}` names no tensor-map field")
     space = d.get("space") or "generic"
     space = ".shared" if space == ".shared::cta" else space
     ops = list(ins.operands)
+    if len(ops) != (3 if field.ordinal else 2):
+        raise CompileError(f"`{ins.opcode}` takes [addr], {'ord, ' if field.ordinal else ''}new_val")
     aop = AddressOperand(prog, ops[0], space, ins)
-    off, width, step = _FIELDS[field]
-    ordinal = prog.source(ops[1], ".u32", ins) if step and len(ops) == 3 else None
-    value = prog.source(ops[-1], ".b64" if width == 8 else ".b32", ins)
+    off, width, step = _FIELD_BYTES[field.name]
+    ordinal = prog.source(ops[1], ".u32", ins) if field.ordinal else None
+    value = prog.source(ops[-1], d.get("type") or ".b32", ins)
 
     def run(b, act):
         tids = b.threads(act)
         addrs = aop.values(b, act)
         vals = value(b, act).astype(np.uint64)
-        ords = ordinal(b, act).astype(np.int64) if ordinal is not None else np.zeros(len(tids), np.int64)
+        ords = ordinal(b, act).astype(np.int64) if ordinal is not None else None
         for k, t in enumerate(tids):
-            parts = b.sp.resolve(space, np.array([addrs[k]], np.uint64), 1, np.array([t], np.intp), True)
+            parts = b.sp.resolve(space, np.array([addrs[k]], np.uint64), tensor_maps.SIZE,
+                                 np.array([t], np.intp), True)
             bk, i0, _ = parts[0]
             i0 = int(i0[0])
+            if bytes(bk[i0:i0 + 4]) != tensor_maps.MAGIC:
+                raise Fault(errors.AsyncCopyError, k, int(addrs[k]), space,
+                            "tensormap.replace on memory that holds no tensor map",
+                            "the address of a 128-byte tensor map (a copy of one made by "
+                            "ptxld.TensorMap)")
             v = int(vals[k])
-            at = i0 + off + int(ords[k]) * step
+            o = None if ords is None else int(ords[k])
+            why = _bad_new_value(field, o, v)
+            if why:
+                raise Fault(errors.AsyncCopyError, k, int(addrs[k]), space,
+                            f"tensormap{field.name}: {why}",
+                            f"a valid new value for {field.name} (PTX ISA tensormap.replace)")
+            if field.name == ".rank":
+                v += 1
+            at = i0 + off + (o or 0) * step
             bk[at:at + width] = np.frombuffer(v.to_bytes(8, "little")[:width], np.uint8)
-            if field == ".global_address":
+            if field.name == ".global_address":
                 bk[i0 + tensor_maps.OFF_FLAGS] &= np.uint8(~tensor_maps.HOST_POINTER & 0xFF)
     op.run = run
 
