@@ -18,7 +18,7 @@ from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
 from .sem_mem import AddressOperand, _policy_source
-from .trace import hints_of
+from .trace import BULK_SHARED, hints_of
 
 
 def _is_pred(prog, ins, node) -> bool:
@@ -372,6 +372,12 @@ def _compile_bulk(op, prog, reduce: bool):
                 # the write is the only side told: ".write" (counts the execution), not ".dst"
                 tr.record(b, op, what + (".dst" if src_sp == ".global" else ".write"), ".global",
                           act, da, sizes, hints, pol)
+            if ".global" in (src_sp, dst_sp):
+                # the shared side, moved by the bulk-copy unit (every destination of a multicast)
+                smem = da if src_sp == ".global" else sa
+                copies = 1 if mask_src is None else np.array(
+                    [bin(int(m) & 0xFFFF).count("1") for m in mask_src(b, act)], np.int64)
+                tr.record(b, op, what + BULK_SHARED, ".shared", act, smem, sizes * copies, hints, None)
         masks = mask_src(b, act).astype(np.int64) if mask_src is not None else None
         bars = mbar.values(b, act) if mbar is not None else None
         for k, t in enumerate(tids):

@@ -22,7 +22,7 @@ from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
 from .sem_async import _combiner, cluster_targets, issue, span
 from .sem_mem import AddressOperand
-from .trace import hints_of
+from .trace import BULK_SHARED, hints_of
 
 _DIMS = {".1d": 1, ".2d": 2, ".3d": 3, ".4d": 4, ".5d": 5}
 
@@ -177,7 +177,8 @@ def _compile_tensor(op, prog, reduce: bool):
                             f"tensor copy: shared address {int(sa[k]):#x} is not 128-byte aligned",
                             "a shared-memory box aligned to 128 bytes")
             if traced is not None:
-                traced.append((t, _global_runs(f, idx[ok])))
+                copies = 1 if masks is None else bin(int(masks[k]) & 0xFFFF).count("1")
+                traced.append((t, _global_runs(f, idx[ok]), (int(sa[k]), nbytes * copies)))
             if store:
                 try:
                     combine = _combiner(redop, _reduce_type(f["dtype"])) if redop else None
@@ -191,10 +192,15 @@ def _compile_tensor(op, prog, reduce: bool):
         if traced:
             # the global side of the box, as contiguous runs of the issuing thread (the shared
             # side is written by the bulk-copy unit, not by lanes)
-            who = np.concatenate([np.full(len(r[0]), t, np.intp) for t, r in traced])
-            addr = np.concatenate([r[0] for _, r in traced])
-            size = np.concatenate([r[1] for _, r in traced])
+            who = np.concatenate([np.full(len(r[0]), t, np.intp) for t, r, _ in traced])
+            addr = np.concatenate([r[0] for _, r, _ in traced])
+            size = np.concatenate([r[1] for _, r, _ in traced])
             b.trace.record(b, op, kind, ".global", who, addr, size, hints, None)
+            # then the shared side: the whole box (zero-filled elements included) in every
+            # destination CTA, moved by the bulk-copy unit
+            b.trace.record(b, op, d.name + BULK_SHARED, ".shared", np.array([t for t, _, _ in traced], np.intp),
+                           np.array([s[0] for _, _, s in traced], np.uint64),
+                           np.array([s[1] for _, _, s in traced], np.int64), hints, None)
     op.run = run
 
 
