@@ -68,6 +68,14 @@ def _unexecuted(f) -> str | None:
     return None
 
 
+#: modes that read a tiled map; of them, the sm_100 ones that move four rows of a 2-D tensor
+#: named by their row coordinates ({column, row0, row1, row2, row3}) into one box
+_TILE_MODES = (None, ".tile", ".tile::gather4", ".tile::scatter4")
+_FOUR_ROW_MODES = (".tile::gather4", ".tile::scatter4")
+#: the wide im2col modes (sm_100): their pixel walk is not modelled
+_UNEXECUTED_MODES = (".im2col::w", ".im2col::w::128")
+
+
 def _coords_operand(prog, ins, node: Address):
     if not node.items or not isinstance(node.items[0], Vector):
         raise CompileError(f"`{ins.opcode}` needs [tensorMap, {{coordinates}}]")
@@ -81,7 +89,7 @@ def _box(b, f, mode, dims, coords, offsets, pos, addr):
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     f"a .{dims}d tensor copy through a tensor map of rank {f['rank']}",
                     "the copy's dimension to match the tensor map's rank")
-    want = "im2col" if mode in (".im2col", ".im2col_no_offs") else "tiled"
+    want = "tiled" if mode in _TILE_MODES else "im2col"
     if mode is not None and want != f["mode"]:
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     f"a {mode[1:]} copy through a {f['mode']} tensor map",
@@ -92,6 +100,8 @@ def _box(b, f, mode, dims, coords, offsets, pos, addr):
                         f"an im2col copy of a rank-{f['rank']} tensor needs {f['rank'] - 2} "
                         f"im2col offsets", "one 16-bit offset per spatial dimension")
         return tensor_maps.im2col_elements(f, coords, offsets)
+    if mode in _FOUR_ROW_MODES:
+        return tensor_maps.four_row_elements(f, coords)
     return tensor_maps.tile_elements(f, coords)
 
 
@@ -121,8 +131,10 @@ def _compile_tensor(op, prog, reduce: bool):
     mode = d.get("load_mode")
     if dims is None or dst_sp is None or src_sp is None:
         raise CompileError(f"`{ins.opcode}` needs .Nd and .dst.src state spaces")
-    if mode not in (None, ".tile", ".im2col"):
+    if mode in _UNEXECUTED_MODES:
         raise CompileError(f"`{ins.opcode}`: the {mode} mode (sm_100) is not executed")
+    if mode in _FOUR_ROW_MODES and dims != 2:
+        raise CompileError(f"`{ins.opcode}`: the {mode} mode copies rows of a 2-D tensor (.2d)")
     ops = list(ins.operands)
     store = dst_sp == ".global"
     redop = d.get("redop") if reduce else None
@@ -142,6 +154,9 @@ def _compile_tensor(op, prog, reduce: bool):
         tmap, coords = _coords_operand(prog, ins, ops[1])
         mbar = AddressOperand(prog, ops[2], ".shared::cluster", ins)
         rest = ops[3:]
+    want = 5 if mode in _FOUR_ROW_MODES else dims
+    if len(coords) != want:
+        raise CompileError(f"`{ins.opcode}` takes {want} coordinates, got {len(coords)}")
     offsets = None
     if mode == ".im2col" and not store:
         if not rest or not isinstance(rest[0], Vector):

@@ -261,6 +261,18 @@ def tile_elements(f: dict, coords) -> tuple[np.ndarray, np.ndarray]:
     return idx, ok
 
 
+def four_row_elements(f: dict, coords) -> tuple[np.ndarray, np.ndarray]:
+    """(element indices, in-bounds mask) of the sm_100 `.tile::gather4` / `.tile::scatter4`
+    modes on a 2-D map: coordinates {column, row0, row1, row2, row3}; each row contributes the
+    box's dimension-0 extent (ceil(box / traversal stride) elements) from the column on, the four
+    rows one after another in shared memory."""
+    cols = int(coords[0]) + _box_steps((f["box"][0],), (f["estrides"][0],))[:, 0]
+    rows = np.repeat(np.asarray(coords[1:5], np.int64), len(cols))
+    idx = np.stack([np.tile(cols, 4), rows], axis=1)
+    dims = np.array(f["dims"], np.int64)
+    return idx, ((idx >= 0) & (idx < dims)).all(axis=1)
+
+
 @functools.lru_cache(maxsize=256)
 def _box_steps(box: tuple, estrides: tuple) -> np.ndarray:
     """The element offsets of a box from its first element, (n, rank), innermost fastest: one
