@@ -209,3 +209,22 @@ def _shifted(x):
     """The same shape starting 16 bytes into a 32-byte aligned buffer."""
     flat = aligned(np.zeros(x.size + 8, x.dtype))
     return flat[4:4 + x.size].reshape(x.shape)
+
+
+TILE3 = ("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+         "[DST], [MAP, {{{c}}}], [BAR]")
+
+
+@pytest.mark.parametrize("interleave", ["none", "16B"])
+def test_the_first_traversal_stride_applies_to_interleaved_maps_only(tmp_path, interleave):
+    """cuTensorMapEncodeTiled: without interleave elementStrides[0] is ignored (box[0] elements
+    in a row); with it, dimension 0 is walked every second element too."""
+    x = aligned(np.arange(2 * 4 * 8, dtype=np.uint16).reshape(2, 4, 8))   # slices of 8 x 2 bytes
+    step = 2 if interleave != "none" else 1
+    nbytes = 2 * (8 // step) * 2
+    src = load_kernel(TILE3.format(c="0, 1, 1"), max(nbytes, 16), version="8.0", arch="sm_90")
+    ptxas_accepts(src, tmp_path, arch="sm_90")
+    out = np.zeros(max(nbytes, 16), np.uint8)
+    tm = ptxld.TensorMap.tiled(x, box=(8, 2, 1), element_strides=(2, 1, 1), interleave=interleave)
+    ptxld.RawModule(code=src).get_function("k")(1, 1, [tm, out, x])
+    assert np.array_equal(out[:nbytes].view(np.uint16), x[1, 1:3, ::step].ravel())

@@ -251,11 +251,18 @@ def host_pointer_of_bytes(raw: bytes) -> int | None:
 
 # ------------------------------------------------------------------------------ geometry
 
+def traversal_strides(f: dict) -> tuple:
+    """The element strides a tiled box walks with: cuTensorMapEncodeTiled ignores the first one
+    unless the layout is interleaved (the TMA unit has no stride in dimension 0 otherwise)."""
+    es = tuple(f["estrides"])
+    return es if f["interleave"] != "none" else (1,) + es[1:]
+
+
 def tile_elements(f: dict, coords) -> tuple[np.ndarray, np.ndarray]:
     """(element indices per dimension as an (n, rank) array in shared-memory order, in-bounds
     mask) of a tiled box at `coords` (innermost first): ceil(box / stride) elements per
     dimension, `stride` apart."""
-    idx = _box_steps(tuple(f["box"]), tuple(f["estrides"])) + np.asarray(coords, np.int64)
+    idx = _box_steps(tuple(f["box"]), traversal_strides(f)) + np.asarray(coords, np.int64)
     dims = np.array(f["dims"], np.int64)
     ok = ((idx >= 0) & (idx < dims)).all(axis=1)
     return idx, ok
@@ -266,7 +273,7 @@ def four_row_elements(f: dict, coords) -> tuple[np.ndarray, np.ndarray]:
     modes on a 2-D map: coordinates {column, row0, row1, row2, row3}; each row contributes the
     box's dimension-0 extent (ceil(box / traversal stride) elements) from the column on, the four
     rows one after another in shared memory."""
-    cols = int(coords[0]) + _box_steps((f["box"][0],), (f["estrides"][0],))[:, 0]
+    cols = int(coords[0]) + _box_steps((f["box"][0],), traversal_strides(f)[:1])[:, 0]
     rows = np.repeat(np.asarray(coords[1:5], np.int64), len(cols))
     idx = np.stack([np.tile(cols, 4), rows], axis=1)
     dims = np.array(f["dims"], np.int64)
