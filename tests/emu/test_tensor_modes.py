@@ -6,6 +6,9 @@ keeps 8 channels of 2 bytes, 16 bytes, innermost), and ptxas 13.0, which assembl
 for the targets the modes need."""
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,9 @@ import ptxld
 from ptxld import emu
 
 from test_async import line_of, ptxas_accepts
+from test_kernels import _launch_args
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_kernel(copy: str, nbytes: int, version="8.6", arch="sm_100a") -> str:
@@ -228,3 +234,25 @@ def test_the_first_traversal_stride_applies_to_interleaved_maps_only(tmp_path, i
     tm = ptxld.TensorMap.tiled(x, box=(8, 2, 1), element_strides=(2, 1, 1), interleave=interleave)
     ptxld.RawModule(code=src).get_function("k")(1, 1, [tm, out, x])
     assert np.array_equal(out[:nbytes].view(np.uint16), x[1, 1:3, ::step].ravel())
+
+
+# ---- the hardware probe's variants -----------------------------------------------------------
+
+@pytest.mark.parametrize("keep", ["1d", "5d"])
+def test_the_probe_variants_of_async_tma_rank15_are_sound(tmp_path, keep):
+    """tools/hw/tma_probe.py runs async_tma_rank15 with one copy removed: the patched PTX must
+    assemble, and compute the kept box (the case's NumPy reference for it) with the other left
+    zero, or a hardware verdict on it would mean nothing."""
+    spec = importlib.util.spec_from_file_location("tma_probe", ROOT / "tools" / "hw" / "tma_probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    case = probe.R15
+    src = probe.rank15_only((probe.KERNELS / case.ptx[0]).read_text(), keep)
+    ptxas_accepts(src, tmp_path, arch="sm_90")
+    args = case.make_args()
+    want = case.reference(args)[0].reshape(-1, 96)
+    ptxld.RawModule(code=src).get_function(case.entry)(case.grid, case.block, _launch_args(args))
+    got = args[5].reshape(-1, 96)
+    kept = slice(0, 32) if keep == "1d" else slice(32, 96)
+    assert np.array_equal(got[:, kept], want[:, kept])
+    assert not got[:, slice(32, 96) if keep == "1d" else slice(0, 32)].any()
