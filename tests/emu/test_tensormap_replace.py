@@ -245,3 +245,24 @@ def test_packed_element_types_are_refused_by_name(t, tmp_path):
     raw = np.frombuffer(bytes(ptxld.TensorMap.tiled(t, box=(16, 2))), np.uint8).copy()
     with pytest.raises(emu.AsyncCopyError, match="packed element type .b4x16 is not executed"):
         ptxld.RawModule(code=src).get_function("k")(1, 1, [np.zeros(128, np.uint8), raw, t])
+
+
+def test_replace_in_shared_memory_then_copy_to_global(t, tmp_path):
+    """The programming guide's pattern: the map copied into shared memory, edited there
+    (.shared::cta), and published to global memory with tensormap.cp_fenceproxy."""
+    copy_in = "\n".join(f"ld.global.v4.u32 {{%r4, %r5, %r6, %r7}}, [%rd2+{16 * i}];\n"
+                        f"st.shared.v4.u32 [smap+{16 * i}], {{%r4, %r5, %r6, %r7}};" for i in range(8))
+    edits = [copy_in, "mov.u32 %r3, smap;",
+             "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r3], 0, 16;",
+             "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r3], 1, 6;",
+             "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+             "[%rd2], [%r3], 128;"]
+    src = replace_kernel(edits, (4, 5), 2 * 16 * 4).replace(
+        ".shared .align 8 .b64 bar;", ".shared .align 8 .b64 bar;\n.shared .align 128 .b8 smap[128];").replace(
+        "fence.proxy.tensormap::generic.release.gpu;\n", "")
+    out, raw = run(src, t, ptxld.TensorMap.tiled(t, box=(4, 2)), 128, tmp_path)
+    got = out.view(np.uint32).reshape(2, 16)
+    # rows 5 and 6 of a tensor now 6 rows tall: row 5 is in, row 6 reads zeros
+    assert np.array_equal(got[0], t[5, 4:20]) and (got[1] == 0).all()
+    edited = emu.tensormap.decode(bytes(raw))
+    assert edited["box"] == (16, 2) and edited["dims"] == (64, 6)
