@@ -266,3 +266,8 @@ def test_replace_in_shared_memory_then_copy_to_global(t, tmp_path):
     assert np.array_equal(got[0], t[5, 4:20]) and (got[1] == 0).all()
     edited = emu.tensormap.decode(bytes(raw))
     assert edited["box"] == (16, 2) and edited["dims"] == (64, 6)
+
+
+def test_packed_types_have_no_encode_call_here():
+    with pytest.raises(emu.TensorMapError, match="packed sub-byte tensors are not modelled"):
+        ptxld.TensorMap.tiled(np.zeros((4, 16), np.uint8), box=(16, 2), dtype="16U4_align8B")

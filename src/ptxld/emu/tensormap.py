@@ -138,6 +138,9 @@ def _common(array, element_strides, swizzle, interleave, l2_promotion, oob_fill,
         raise TensorMapError(f"data type {dtype or array.dtype} has no CUtensorMapDataType")
     code = DTYPES[name]
     esize = map_spec.ELEMTYPES[code].size
+    if esize is None:
+        raise TensorMapError(f"data type {name}: packed sub-byte tensors are not modelled "
+                             f"(their copies are not executed)")
     if esize != array.dtype.itemsize:
         raise TensorMapError(f"data type {name} has {esize}-byte elements; the array has "
                              f"{array.dtype.itemsize}-byte ones")
