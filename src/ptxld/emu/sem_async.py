@@ -226,6 +226,11 @@ def _check_bulk(addrs, size, pos, what):
                         "an address aligned to 16 bytes")
 
 
+def destinations(mask: int) -> int:
+    """How many CTAs a multicast copy with this 16-bit ctaMask writes."""
+    return bin(mask & 0xFFFF).count("1")
+
+
 def cluster_targets(b, tid: int, addr: int, mask: int | None, pos: int = 0) -> list[int]:
     """The shared::cluster addresses a (multicast) copy writes: `addr` itself, or the same
     CTA-relative offset in every CTA whose rank is set in the 16-bit ctaMask."""
@@ -376,7 +381,7 @@ def _compile_bulk(op, prog, reduce: bool):
                 # the shared side, moved by the bulk-copy unit (every destination of a multicast)
                 smem = da if src_sp == ".global" else sa
                 copies = 1 if mask_src is None else np.array(
-                    [bin(int(m) & 0xFFFF).count("1") for m in mask_src(b, act)], np.int64)
+                    [destinations(int(m)) for m in mask_src(b, act)], np.int64)
                 tr.record(b, op, what + BULK_SHARED, ".shared", act, smem, sizes * copies, hints, None)
         masks = mask_src(b, act).astype(np.int64) if mask_src is not None else None
         bars = mbar.values(b, act) if mbar is not None else None

@@ -20,7 +20,7 @@ from . import errors
 from . import tensormap as tensor_maps
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
-from .sem_async import _combiner, cluster_targets, issue, span
+from .sem_async import _combiner, cluster_targets, destinations, issue, span
 from .sem_mem import AddressOperand
 from .trace import BULK_SHARED, hints_of
 
@@ -192,7 +192,7 @@ def _compile_tensor(op, prog, reduce: bool):
                             f"tensor copy: shared address {int(sa[k]):#x} is not 128-byte aligned",
                             "a shared-memory box aligned to 128 bytes")
             if traced is not None:
-                copies = 1 if masks is None else bin(int(masks[k]) & 0xFFFF).count("1")
+                copies = 1 if masks is None else destinations(int(masks[k]))
                 traced.append((t, _global_runs(f, idx[ok]), (int(sa[k]), nbytes * copies)))
             if store:
                 try:
@@ -205,8 +205,7 @@ def _compile_tensor(op, prog, reduce: bool):
                 _issue_load(b, op, t, f, idx, ok, int(sa[k]), nbytes, int(bars[k]),
                             None if masks is None else int(masks[k]), k)
         if traced:
-            # the global side of the box, as contiguous runs of the issuing thread (the shared
-            # side is written by the bulk-copy unit, not by lanes)
+            # the global side of the box, as contiguous runs of the issuing thread
             who = np.concatenate([np.full(len(r[0]), t, np.intp) for t, r, _ in traced])
             addr = np.concatenate([r[0] for _, r, _ in traced])
             size = np.concatenate([r[1] for _, r, _ in traced])
