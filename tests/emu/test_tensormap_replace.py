@@ -271,3 +271,25 @@ def test_replace_in_shared_memory_then_copy_to_global(t, tmp_path):
 def test_packed_types_have_no_encode_call_here():
     with pytest.raises(emu.TensorMapError, match="packed sub-byte tensors are not modelled"):
         ptxld.TensorMap.tiled(np.zeros((4, 16), np.uint8), box=(16, 2), dtype="16U4_align8B")
+
+
+@pytest.mark.parametrize("offset,fault", [(64 * 4, None), (8, "globalAddress 0x[0-9a-f]+ must be aligned to 16 bytes")])
+def test_global_address(t, tmp_path, offset, fault):
+    """A new global address one row further in and one row fewer: the map describes t[1:], so
+    the box at row 30 holds t's last row and a row past the tensor (zeros); an address 8 bytes
+    in breaks the 16-byte alignment."""
+    edits = ["ld.param.u64 %rd5, [t];", f"add.s64 %rd5, %rd5, {offset};",
+             R("global_address", "%rd5", type_=".b64"), R("global_dim", 1, 31)]
+    src = replace_kernel(edits, (0, 30), 2 * 16 * 4)
+    ptxas_accepts(src, tmp_path, arch="sm_90a")
+    k = ptxld.RawModule(code=src).get_function("k")
+    raw = np.frombuffer(bytes(ptxld.TensorMap.tiled(t, box=(16, 2))), np.uint8).copy()
+    out = np.zeros(128, np.uint8)
+    if fault:
+        with pytest.raises(emu.AsyncCopyError, match=fault) as e:
+            k(1, 1, [out, raw, t])
+        assert e.value.line == line_of(src, "cp.async.bulk.tensor")
+        return
+    k(1, 1, [out, raw, t])
+    got = out.view(np.uint32).reshape(2, 16)
+    assert np.array_equal(got[0], t[31, :16]) and (got[1] == 0).all()
