@@ -173,7 +173,8 @@ def test_cli_reports_the_shared_side_of_bulk_copies(tmp_path):
     np.save(tmp_path / "out.npy", np.zeros(4 * 256, np.float32))
     r = CliRunner().invoke(main, ["run", str(ptx), "-k", "_Z14bulk_roundtripPKfPf", "-g", "4", "-b", "128",
                                   str(tmp_path / "in.npy"), str(tmp_path / "out.npy"), "--memory-report",
-                                  "--memory-report-json", str(tmp_path / "r.json")])
+                                  "--memory-report-json", str(tmp_path / "r.json"),
+                                  "--memory-report-html", str(tmp_path / "r.html")])
     assert r.exit_code == 0, r.output
     np.testing.assert_array_equal(np.load(tmp_path / "out.npy"),
                                   (x.reshape(4, 256) * 2 + np.arange(256, dtype=np.float32)).ravel())
@@ -182,3 +183,5 @@ def test_cli_reports_the_shared_side_of_bulk_copies(tmp_path):
     bulk = [x for x in d["lines"] if x["instruction"].startswith(("cp.async.bulk.shared", "cp.async.bulk.global"))]
     assert [(b["shared_bytes"], b["sectors"]) for b in bulk] == [(4096, 128), (4096, 128)]
     assert d["total"]["shared_bytes"] == 8192
+    html = (tmp_path / "r.html").read_text()
+    assert "<th>bulk smem</th>" in html and "shared_bytes 8192" in html
