@@ -45,3 +45,18 @@ def test_ptx0820_agrees_with_ptxas(ins, version, target, accepts):
     if PTXAS:
         rc, out = assemble(src)
         assert (rc == 0) == accepts, out
+
+
+@pytest.mark.parametrize("version,target,code", [
+    ("8.3", "sm_90a", None), ("8.2", "sm_90a", "PTX0601"), ("9.0", "sm_90", "PTX0602"),
+    ("9.0", "sm_100", "PTX0602"), ("9.0", "sm_120", "PTX0602"), ("9.0", "sm_120a", None),
+    ("9.0", "sm_121f", None), ("8.8", "sm_101a", None),
+])
+def test_the_instruction_gate_agrees_with_ptxas(version, target, code):
+    """tensormap.replace: PTX ISA 8.3 and the sm_90a-and-later architecture/family targets only."""
+    src = module("rank.global.b1024.b32 [%rd1], 1", version, target)
+    codes = [d.code for d in check_source(src) if d.severity == "error"]
+    assert codes == ([] if code is None else [code]), codes
+    if PTXAS:
+        rc, out = assemble(src)
+        assert (rc == 0) == (code is None), out
