@@ -82,3 +82,23 @@ def test_reference_reproduces_the_hardware(record):
 def test_hardware_refusals_are_known():
     refused = {r["case"]: r["message"] for r in RECORDS if r["status"] == "error"}
     assert set(refused) == set(HARDWARE_REFUSED), refused
+
+
+PROBE = [json.loads(line) for line in (KERNELS / "data" / "tma_probe_h200.jsonl").read_text().splitlines()]
+
+
+def test_the_probe_supports_what_the_docs_say_of_it():
+    """docs/async-copies.md: in tma_probe_h200.jsonl every refused run has a box starting below
+    zero in every dimension, no run that ran does, a start negative in x alone ran, and the
+    traversal stride changes no verdict. (Which finer rule applies the data cannot tell.)"""
+    def all_negative(run):
+        return any(all(c < 0 for c in start) for start in run["coords"])
+    refused = [r for r in PROBE if r["result"] != "ran"]
+    ran = [r for r in PROBE if r["result"] == "ran"]
+    assert refused and ran
+    assert all("CUDA_ERROR_ILLEGAL_INSTRUCTION" in r["result"] for r in refused)
+    assert all(all_negative(r) for r in refused) and not any(all_negative(r) for r in ran)
+    assert any(s[0] < 0 and min(s[1:]) >= 0 for r in ran for s in r["coords"])
+    assert {tuple(r["element_strides"]) for r in refused} == {(1, 2, 1), (1, 1, 1)}
+    # the case keeps the refused start, so its record stays a refusal
+    assert [-3, -2, -1] in CASES["tma_load_3d_strided"].make_args()[2].reshape(-1, 3).tolist()

@@ -161,3 +161,27 @@ def test_html_maps_nvcc_lineinfo_ptx_to_the_cuda_source(tmp_path):
     cells = [c.split("<")[0] for c in row.split("<td>")[1:]]
     # SHOWN order: requests, sectors, ideal, excess, wavefronts, conflicts: the column read
     assert cells[4:6] == ["1024", "992"]
+
+
+def test_cli_reports_the_shared_side_of_bulk_copies(tmp_path):
+    """bulk_roundtrip (sm90_bulk.cu) through `ptxld run --memory-report`: its bulk load and bulk
+    store each move 1 KiB of shared memory per CTA (4 CTAs), shown in the table's `bulk smem`
+    column and the JSON's shared_bytes, beside their 32 global sectors per CTA."""
+    ptx = PTX.parents[1] / "sm_90" / "sm90_bulk.ptx"
+    x = np.arange(4 * 256, dtype=np.float32) - 300
+    np.save(tmp_path / "in.npy", x)
+    np.save(tmp_path / "out.npy", np.zeros(4 * 256, np.float32))
+    r = CliRunner().invoke(main, ["run", str(ptx), "-k", "_Z14bulk_roundtripPKfPf", "-g", "4", "-b", "128",
+                                  str(tmp_path / "in.npy"), str(tmp_path / "out.npy"), "--memory-report",
+                                  "--memory-report-json", str(tmp_path / "r.json"),
+                                  "--memory-report-html", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"),
+                                  (x.reshape(4, 256) * 2 + np.arange(256, dtype=np.float32)).ravel())
+    assert "bulk smem" in r.output
+    d = json.loads((tmp_path / "r.json").read_text())
+    bulk = [x for x in d["lines"] if x["instruction"].startswith(("cp.async.bulk.shared", "cp.async.bulk.global"))]
+    assert [(b["shared_bytes"], b["sectors"]) for b in bulk] == [(4096, 128), (4096, 128)]
+    assert d["total"]["shared_bytes"] == 8192
+    html = (tmp_path / "r.html").read_text()
+    assert "<th>bulk smem</th>" in html and "shared_bytes 8192" in html

@@ -301,6 +301,44 @@ def test_tensor_copy_counts_the_global_box():
     # past L1; a sector two boxes share (bytes 32-63 of a row) misses in L2 once, then hits
     assert r["l1_misses"] == 0 and r["l2_misses"] == len(every)
     assert r["l2_hits"] == sectors - len(every)
+    # the shared side: each CTA's whole 12 x 16 box of 4-byte elements, the zero-filled
+    # columns past the tensor included; moved by the bulk-copy unit, so no wavefronts
+    assert r["shared_bytes"] == 4 * 12 * 16 * 4
+    assert r["spaces"] == [".global", ".shared"] and r["wavefronts"] == 0
+
+
+def _run_case(name):
+    case = next(c for c in CASES_SM90 if c.name == name)
+    args = case.make_args()
+    launch = [a if not hasattr(a, "box") else ptxld.TensorMap.tiled(a.view(args), box=a.box) for a in args]
+    mod = ptxld.RawModule(path=KERNELS / case.ptx[0])
+    kw = {} if case.cluster is None else {"cluster": case.cluster}
+    rep = mod.get_function(case.entry)(case.grid, case.block, launch, memory_report=True, **kw)
+    for i, want in zip(case.outputs, case.reference(args)):
+        np.testing.assert_array_equal(args[i], want)
+    return rep
+
+
+def test_multicast_tensor_copy_counts_every_destination():
+    """tma_multicast (sm90a_hopper.cu): 4 CTAs in clusters of 2, each loading 8 rows of 32 floats
+    (1 KiB) multicast to both CTAs of its cluster: every CTA receives the whole 2 KiB tile."""
+    rep = _run_case("tma_multicast")
+    r = next(x for x in rep.lines if x["instruction"].startswith("cp.async.bulk.tensor"))
+    assert r["shared_bytes"] == 4 * 2048
+    assert (r["sectors"], r["sectors_ideal"]) == (4 * 1024 // 32, 4 * 1024 // 32)
+    assert r["executions"] == 4
+
+
+def test_bulk_copies_count_their_shared_side():
+    """bulk_roundtrip (sm90_bulk.cu): 4 CTAs copy 256 floats into shared memory and back; both
+    lines move 1 KiB of shared memory per CTA as well as 32 sectors of global memory."""
+    rep = _run_case("bulk_roundtrip")
+    bulk = [x for x in rep.lines if x["instruction"].startswith(("cp.async.bulk.shared", "cp.async.bulk.global"))]
+    assert len(bulk) == 2
+    for r in bulk:
+        assert r["shared_bytes"] == 4 * 1024 and r["sectors"] == 4 * 1024 // 32
+        assert r["executions"] == 4 and r["wavefronts"] == 0
+    assert "bulk smem" in rep.table()
 
 
 LDMATRIX = """.version 8.0

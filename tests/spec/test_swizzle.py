@@ -44,3 +44,23 @@ def test_the_two_encodings_name_the_same_modes():
 def test_an_unknown_mode_is_refused_by_name():
     with pytest.raises(ValueError, match="'256B'"):
         sw.swizzle(0, "256B")
+
+
+@pytest.mark.parametrize("atomicity", ["32B", "32B_flip_8B", "64B"])
+def test_coarser_atomicity_permutes_within_each_1024_bytes(atomicity):
+    """sm_100's 128-byte span with 32- or 64-byte units: a permutation of every 1024 bytes, its
+    own inverse, that keeps 16-byte alignment of 16-byte chunks only with the 8-byte flip off."""
+    addresses = np.arange(4096)
+    out = sw.swizzle(addresses, "128B", atomicity)
+    assert np.array_equal(np.sort(out), addresses)
+    assert np.array_equal(sw.swizzle(out, "128B", atomicity), addresses)
+    assert np.array_equal(out // 1024, addresses // 1024)
+    # row 1 of 128 bytes: its first unit moves one unit along (32 or 64 bytes), flipped or not
+    unit = 64 if atomicity == "64B" else 32
+    assert sw.swizzle(128, "128B", atomicity) == 128 + unit + (8 if "flip" in atomicity else 0)
+    assert sw.swizzle(0, "128B", atomicity) == 0
+
+
+def test_coarser_atomicity_needs_the_128b_span():
+    with pytest.raises(ValueError, match="needs the 128B swizzle mode"):
+        sw.swizzle(0, "64B", "32B")

@@ -12,6 +12,7 @@ from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Si
 from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
+from ..spec import tensormap as tensormap_spec
 from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
@@ -660,3 +661,41 @@ def has_record_rules(d) -> bool:
 
 
 __all__ = ["check_instruction", "check_family", "has_record_rules", "compatible", "TYPES"]
+
+
+@rule(Trigger.INSTRUCTION,
+    Rule("PTX0820", "tensormap-replace-value", "error",
+         "a tensormap.replace ordinal or enumerated value that is not a constant in its range",
+         "PTX ISA 9.7.9.26 (tensormap.replace)",
+         "The ordinal names one of the tensor map's five dimensions (0..4), and the new value of "
+         "`.elemtype`, `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity` and "
+         "`.fill_mode` is a code from the field's table of valid values; ptxas 13.0 takes both as "
+         "integer constants only.",
+         Example(body="tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], 2;", version="8.3",
+                 target="sm_90a"),
+         Example(body="tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], 1;", version="8.3",
+                 target="sm_90a"),
+         ptxas="error: Argument 1 of instruction 'tensormap.replace': value '2' expected to be in "
+               "range [0..1] when .fill_mode modifier is used."))
+def check_tensormap_replace(c: Checker, ins) -> None:
+    """The constants of tensormap.replace against the field tables (ptxld.spec.tensormap). The
+    narrower ranges of some targets (element types 13..15 from PTX ISA 8.7 on the sm_100
+    generation, the 96B swizzle on sm_103a) are not checked here."""
+    if not ins.opcode.startswith("tensormap.replace"):
+        return
+    field = tensormap_spec.FIELDS.get(ins.decoded.get("field"))
+    ops = ins.operands
+    if field is None or ins.operand_error is not None or len(ops) != (3 if field.ordinal else 2):
+        return                           # the record's rules report those
+    checks = []
+    if field.ordinal:
+        checks.append((ops[1], "ordinal", tensormap_spec.MAX_RANK - 1))
+    if field.immediate:
+        checks.append((ops[-1], f"`{field.name}` value", field.max_value))
+    for op, what, hi in checks:
+        if _kind_of(c, ins, op)[0] != "imm":
+            c.emit("PTX0820", op.start, op.end, f"the {what} of `tensormap.replace` must be an "
+                   f"integer constant", label=f"a constant in 0..{hi}")
+        elif isinstance(op, Int) and not 0 <= op.value <= hi:
+            c.emit("PTX0820", op.start, op.end, f"{what} {op.value} is outside 0..{hi}",
+                   label=f"a constant in 0..{hi}")

@@ -34,10 +34,9 @@ NOTES: dict[str, tuple[str, str]] = {
     "pmevent": (LIMITED, "performance-monitor events are counted nowhere: a no-op"),
     "nanosleep": (LIMITED, "no time passes: a no-op that lets other threads run"),
     "brkpt": (LIMITED, "a no-op (there is no debugger to stop in)"),
-    "cp.async.bulk.tensor": (LIMITED, "the .tile and .im2col modes of sm_90; the sm_100 modes "
-                                      "(.tile::gather4/scatter4, .im2col::w) are not run"),
-    "tensormap.replace": (LIMITED, "the global_address, global_dim, global_stride, box_dim and "
-                                   "element_stride fields"),
+    "cp.async.bulk.tensor": (LIMITED, "the .tile and .im2col modes of sm_90 and sm_100's "
+                                      ".tile::gather4/.tile::scatter4; the wide .im2col::w and "
+                                      ".im2col::w::128 modes are not run"),
     "cp.async.bulk.prefetch": (LIMITED, "an L2 prefetch hint: no values change"),
     "cp.async.bulk.prefetch.tensor": (LIMITED, "an L2 prefetch hint: no values change"),
     "setmaxnreg": (LIMITED, "register counts are checked; registers are not reallocated"),

@@ -18,7 +18,7 @@ from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
 from .sem_mem import AddressOperand, _policy_source
-from .trace import hints_of
+from .trace import BULK_SHARED, hints_of
 
 
 def _is_pred(prog, ins, node) -> bool:
@@ -226,6 +226,11 @@ def _check_bulk(addrs, size, pos, what):
                         "an address aligned to 16 bytes")
 
 
+def destinations(mask: int) -> int:
+    """How many CTAs a multicast copy with this 16-bit ctaMask writes."""
+    return bin(mask & 0xFFFF).count("1")
+
+
 def cluster_targets(b, tid: int, addr: int, mask: int | None, pos: int = 0) -> list[int]:
     """The shared::cluster addresses a (multicast) copy writes: `addr` itself, or the same
     CTA-relative offset in every CTA whose rank is set in the 16-bit ctaMask."""
@@ -372,6 +377,12 @@ def _compile_bulk(op, prog, reduce: bool):
                 # the write is the only side told: ".write" (counts the execution), not ".dst"
                 tr.record(b, op, what + (".dst" if src_sp == ".global" else ".write"), ".global",
                           act, da, sizes, hints, pol)
+            if ".global" in (src_sp, dst_sp):
+                # the shared side, moved by the bulk-copy unit (every destination of a multicast)
+                smem = da if src_sp == ".global" else sa
+                copies = 1 if mask_src is None else np.array(
+                    [destinations(int(m)) for m in mask_src(b, act)], np.int64)
+                tr.record(b, op, what + BULK_SHARED, ".shared", act, smem, sizes * copies, hints, None)
         masks = mask_src(b, act).astype(np.int64) if mask_src is not None else None
         bars = mbar.values(b, act) if mbar is not None else None
         for k, t in enumerate(tids):

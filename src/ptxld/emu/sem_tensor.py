@@ -13,14 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Vector
+from ..spec import swizzle as swizzle_spec
+from ..spec import tensormap as map_spec
 from . import async_state as copy_state
 from . import errors
 from . import tensormap as tensor_maps
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
-from .sem_async import _combiner, cluster_targets, issue, span
+from .sem_async import _combiner, cluster_targets, destinations, issue, span
 from .sem_mem import AddressOperand
-from .trace import hints_of
+from .trace import BULK_SHARED, hints_of
 
 _DIMS = {".1d": 1, ".2d": 2, ".3d": 3, ".4d": 4, ".5d": 5}
 
@@ -37,6 +39,17 @@ def read_map(b, addr: int, pos: int) -> dict:
                     "the tensor-map operand does not point to a tensor map (build one with "
                     "ptxld.TensorMap.tiled / .im2col and pass it as the kernel argument)",
                     "the address of a 128-byte tensor map")
+    try:
+        tensor_maps.check(f)
+    except errors.TensorMapError as e:
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic", f"the tensor map is invalid: {e}",
+                    "a tensor map cuTensorMapEncode would accept (after any tensormap.replace "
+                    "edits)") from None
+    unrun = _unexecuted(f)
+    if unrun:
+        raise Fault(errors.AsyncCopyError, pos, addr, "generic",
+                    f"a tensor copy through a map with {unrun} is not executed by this emulator",
+                    "a map with a byte-sized element type and a 32B/64B/128B swizzle")
     g = tensor_maps.translate(f, getattr(b.launch, "bound", ()))
     if g is None:
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
@@ -44,6 +57,23 @@ def read_map(b, addr: int, pos: int) -> dict:
                     "a tensor map over (a view of) an array passed to the kernel")
     f["global"] = g
     return f
+
+
+def _unexecuted(f) -> str | None:
+    """What of a valid map this emulator does not move data for, or None."""
+    if f["esize"] is None:
+        return f"the packed element type {map_spec.ELEMTYPES[f['dtype']].name}"
+    if f["swizzle"] not in swizzle_spec.SPAN:
+        return f"the {f['swizzle']} swizzle mode"
+    return None
+
+
+#: modes that read a tiled map; of them, the sm_100 ones that move four rows of a 2-D tensor
+#: named by their row coordinates ({column, row0, row1, row2, row3}) into one box
+_TILE_MODES = (None, ".tile", ".tile::gather4", ".tile::scatter4")
+_FOUR_ROW_MODES = (".tile::gather4", ".tile::scatter4")
+#: the wide im2col modes (sm_100): their pixel walk is not modelled
+_UNEXECUTED_MODES = (".im2col::w", ".im2col::w::128")
 
 
 def _coords_operand(prog, ins, node: Address):
@@ -59,7 +89,7 @@ def _box(b, f, mode, dims, coords, offsets, pos, addr):
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     f"a .{dims}d tensor copy through a tensor map of rank {f['rank']}",
                     "the copy's dimension to match the tensor map's rank")
-    want = "im2col" if mode in (".im2col", ".im2col_no_offs") else "tiled"
+    want = "tiled" if mode in _TILE_MODES else "im2col"
     if mode is not None and want != f["mode"]:
         raise Fault(errors.AsyncCopyError, pos, addr, "generic",
                     f"a {mode[1:]} copy through a {f['mode']} tensor map",
@@ -70,6 +100,8 @@ def _box(b, f, mode, dims, coords, offsets, pos, addr):
                         f"an im2col copy of a rank-{f['rank']} tensor needs {f['rank'] - 2} "
                         f"im2col offsets", "one 16-bit offset per spatial dimension")
         return tensor_maps.im2col_elements(f, coords, offsets)
+    if mode in _FOUR_ROW_MODES:
+        return tensor_maps.four_row_elements(f, coords)
     return tensor_maps.tile_elements(f, coords)
 
 
@@ -99,8 +131,10 @@ def _compile_tensor(op, prog, reduce: bool):
     mode = d.get("load_mode")
     if dims is None or dst_sp is None or src_sp is None:
         raise CompileError(f"`{ins.opcode}` needs .Nd and .dst.src state spaces")
-    if mode not in (None, ".tile", ".im2col"):
+    if mode in _UNEXECUTED_MODES:
         raise CompileError(f"`{ins.opcode}`: the {mode} mode (sm_100) is not executed")
+    if mode in _FOUR_ROW_MODES and dims != 2:
+        raise CompileError(f"`{ins.opcode}`: the {mode} mode copies rows of a 2-D tensor (.2d)")
     ops = list(ins.operands)
     store = dst_sp == ".global"
     redop = d.get("redop") if reduce else None
@@ -120,6 +154,9 @@ def _compile_tensor(op, prog, reduce: bool):
         tmap, coords = _coords_operand(prog, ins, ops[1])
         mbar = AddressOperand(prog, ops[2], ".shared::cluster", ins)
         rest = ops[3:]
+    want = 5 if mode in _FOUR_ROW_MODES else dims
+    if len(coords) != want:
+        raise CompileError(f"`{ins.opcode}` takes {want} coordinates, got {len(coords)}")
     offsets = None
     if mode == ".im2col" and not store:
         if not rest or not isinstance(rest[0], Vector):
@@ -155,10 +192,11 @@ def _compile_tensor(op, prog, reduce: bool):
                             f"tensor copy: shared address {int(sa[k]):#x} is not 128-byte aligned",
                             "a shared-memory box aligned to 128 bytes")
             if traced is not None:
-                traced.append((t, _global_runs(f, idx[ok])))
+                copies = 1 if masks is None else destinations(int(masks[k]))
+                traced.append((t, _global_runs(f, idx[ok]), (int(sa[k]), nbytes * copies)))
             if store:
                 try:
-                    combine = _combiner(redop, _REDUCE_TYPE[f["dtype"]]) if redop else None
+                    combine = _combiner(redop, _reduce_type(f["dtype"])) if redop else None
                 except CompileError as e:
                     raise Fault(errors.AsyncCopyError, k, int(maps[k]), "generic", str(e),
                                 "a reduction the PTX ISA defines for the tensor map's data type") from None
@@ -167,12 +205,16 @@ def _compile_tensor(op, prog, reduce: bool):
                 _issue_load(b, op, t, f, idx, ok, int(sa[k]), nbytes, int(bars[k]),
                             None if masks is None else int(masks[k]), k)
         if traced:
-            # the global side of the box, as contiguous runs of the issuing thread (the shared
-            # side is written by the bulk-copy unit, not by lanes)
-            who = np.concatenate([np.full(len(r[0]), t, np.intp) for t, r in traced])
-            addr = np.concatenate([r[0] for _, r in traced])
-            size = np.concatenate([r[1] for _, r in traced])
+            # the global side of the box, as contiguous runs of the issuing thread
+            who = np.concatenate([np.full(len(r[0]), t, np.intp) for t, r, _ in traced])
+            addr = np.concatenate([r[0] for _, r, _ in traced])
+            size = np.concatenate([r[1] for _, r, _ in traced])
             b.trace.record(b, op, kind, ".global", who, addr, size, hints, None)
+            # then the shared side: the whole box (zero-filled elements included) in every
+            # destination CTA, moved by the bulk-copy unit
+            b.trace.record(b, op, d.name + BULK_SHARED, ".shared", np.array([t for t, _, _ in traced], np.intp),
+                           np.array([s[0] for _, _, s in traced], np.uint64),
+                           np.array([s[1] for _, _, s in traced], np.int64), hints, None)
     op.run = run
 
 
@@ -188,9 +230,11 @@ def _global_runs(f, idx):
     return addr[starts], lengths.astype(np.int64) * es
 
 
-#: a tensor reduction combines elements of the map's data type (CUtensorMapDataType code)
-_REDUCE_TYPE = {0: ".u8", 1: ".u16", 2: ".u32", 3: ".s32", 4: ".u64", 5: ".s64", 6: ".f16",
-                7: ".f32", 8: ".f64", 9: ".bf16", 10: ".f32", 11: ".f32", 12: ".f32"}
+def _reduce_type(code: int) -> str:
+    """A tensor reduction combines elements of the map's data type; the flush-to-zero and
+    tf32 variants are 32-bit floats in memory."""
+    name = map_spec.ELEMTYPES[code].name
+    return {".f32.ftz": ".f32", ".tf32": ".f32", ".tf32.ftz": ".f32"}.get(name, name)
 
 
 def _issue_load(b, op, t, f, idx, ok, dst, nbytes, bar, mask, pos):
@@ -245,42 +289,76 @@ def compile_tensor_reduce(op, prog):
 
 # ------------------------------------------------------------------------------ map instructions
 
-#: tensormap.replace fields -> (byte offset in tensormap.py's encoding, bytes, ordinal stride)
-_FIELDS = {".global_address": (tensor_maps.OFF_ADDRESS, 8, 0), ".global_dim": (tensor_maps.OFF_DIMS, 4, 4),
-           ".global_stride": (tensor_maps.OFF_STRIDES, 8, 8), ".box_dim": (tensor_maps.OFF_BOX, 2, 2),
-           ".element_stride": (tensor_maps.OFF_ESTRIDES, 1, 1)}
+#: tensormap.replace field -> (byte offset in tensormap.py's encoding, bytes, ordinal stride);
+#: the enumerated fields store the ISA's code, .rank the rank (new_val + 1)
+_FIELD_BYTES = {".global_address": (tensor_maps.OFF_ADDRESS, 8, 0), ".rank": (tensor_maps.OFF_RANK, 1, 0),
+                ".global_dim": (tensor_maps.OFF_DIMS, 4, 4), ".global_stride": (tensor_maps.OFF_STRIDES, 8, 8),
+                ".box_dim": (tensor_maps.OFF_BOX, 2, 2), ".element_stride": (tensor_maps.OFF_ESTRIDES, 1, 1),
+                ".elemtype": (tensor_maps.OFF_DTYPE, 1, 0), ".interleave_layout": (tensor_maps.OFF_INTERLEAVE, 1, 0),
+                ".swizzle_mode": (tensor_maps.OFF_SWIZZLE, 1, 0), ".fill_mode": (tensor_maps.OFF_OOB, 1, 0),
+                ".swizzle_atomicity": (tensor_maps.OFF_ATOMICITY, 1, 0)}
+assert set(_FIELD_BYTES) == set(map_spec.FIELDS)
+
+
+def _bad_new_value(field: map_spec.Field, ordinal: int | None, value: int) -> str | None:
+    """Why a new value (or ordinal) is outside what the ISA defines for the field, or None."""
+    if ordinal is not None and not 0 <= ordinal <= field.max_ordinal:
+        return f"ordinal {ordinal} is outside 0..{field.max_ordinal}"
+    hi = field.max_value
+    if value < field.min_value or (hi is not None and value > hi) or value % field.multiple:
+        rng = f"{field.min_value}..{hi}" if hi is not None else f"at least {field.min_value}"
+        mult = f", a multiple of {field.multiple}" if field.multiple > 1 else ""
+        return f"new value {value} is outside the valid values ({rng}{mult})"
+    return None
 
 
 @handler("tensormap.replace")
 def compile_tensormap_replace(op, prog):
     """tensormap.replace.tile.field.space.b1024.type [addr], {ord,} new_val: rewrite one field of
-    a tensor map in memory (global_address, global_dim, global_stride, box_dim, element_stride)."""
+    a tensor map in memory. A new value outside the ISA's valid values for its field faults
+    here; whether the map as a whole is valid is checked when a copy uses it."""
     ins = op.ins
     d = ins.decoded
-    field = d.get("field")
-    if field not in _FIELDS:
-        raise CompileError(f"tensormap.replace of {field} is not executed")
+    field = map_spec.FIELDS.get(d.get("field"))
+    if field is None:
+        raise CompileError(f"`{ins.opcode}` names no tensor-map field")
     space = d.get("space") or "generic"
     space = ".shared" if space == ".shared::cta" else space
     ops = list(ins.operands)
+    if len(ops) != (3 if field.ordinal else 2):
+        raise CompileError(f"`{ins.opcode}` takes [addr], {'ord, ' if field.ordinal else ''}new_val")
     aop = AddressOperand(prog, ops[0], space, ins)
-    off, width, step = _FIELDS[field]
-    ordinal = prog.source(ops[1], ".u32", ins) if step and len(ops) == 3 else None
-    value = prog.source(ops[-1], ".b64" if width == 8 else ".b32", ins)
+    off, width, step = _FIELD_BYTES[field.name]
+    ordinal = prog.source(ops[1], ".u32", ins) if field.ordinal else None
+    value = prog.source(ops[-1], d.get("type") or ".b32", ins)
 
     def run(b, act):
         tids = b.threads(act)
         addrs = aop.values(b, act)
         vals = value(b, act).astype(np.uint64)
-        ords = ordinal(b, act).astype(np.int64) if ordinal is not None else np.zeros(len(tids), np.int64)
+        ords = ordinal(b, act).astype(np.int64) if ordinal is not None else None
         for k, t in enumerate(tids):
-            parts = b.sp.resolve(space, np.array([addrs[k]], np.uint64), 1, np.array([t], np.intp), True)
+            parts = b.sp.resolve(space, np.array([addrs[k]], np.uint64), tensor_maps.SIZE,
+                                 np.array([t], np.intp), True)
             bk, i0, _ = parts[0]
             i0 = int(i0[0])
+            if bytes(bk[i0:i0 + 4]) != tensor_maps.MAGIC:
+                raise Fault(errors.AsyncCopyError, k, int(addrs[k]), space,
+                            "tensormap.replace on memory that holds no tensor map",
+                            "the address of a 128-byte tensor map (a copy of one made by "
+                            "ptxld.TensorMap)")
             v = int(vals[k])
-            at = i0 + off + int(ords[k]) * step
+            o = None if ords is None else int(ords[k])
+            why = _bad_new_value(field, o, v)
+            if why:
+                raise Fault(errors.AsyncCopyError, k, int(addrs[k]), space,
+                            f"tensormap{field.name}: {why}",
+                            f"a valid new value for {field.name} (PTX ISA tensormap.replace)")
+            if field.name == ".rank":
+                v += 1
+            at = i0 + off + (o or 0) * step
             bk[at:at + width] = np.frombuffer(v.to_bytes(8, "little")[:width], np.uint8)
-            if field == ".global_address":
+            if field.name == ".global_address":
                 bk[i0 + tensor_maps.OFF_FLAGS] &= np.uint8(~tensor_maps.HOST_POINTER & 0xFF)
     op.run = run
 

@@ -11,6 +11,8 @@ once per execution, before touching memory:
   "wmma.load", "wmma.store", ...; a copy tells its read as "<name>.src" and its write as
   "<name>.dst" (the write adds traffic, not another execution), or its write alone as
   "<name>.write" (`cp.async.src`/`.dst`, `cp.async.bulk.src`, `cp.reduce.async.bulk.write`);
+  a bulk or tensor copy tells its shared-memory side as "<name>.smem" (BULK_SHARED: bytes the
+  bulk-copy unit moves, no lanes; per destination CTA of a multicast) after its global side;
 * `space`: the instruction's state space, or "generic" (the recorder resolves the window);
 * `act`: the executing thread indices of the batch (None: all), `addr`: one uint64 address per
   executing thread (in `space`), `size`: bytes each thread moves (a scalar, or one per thread);
@@ -25,6 +27,10 @@ from __future__ import annotations
 
 from ..spec import ld as ld_spec
 from ..spec.instructions import cache as cache_records
+
+
+#: the kind suffix of a bulk copy's shared-memory side
+BULK_SHARED = ".smem"
 
 
 class AccessHints:

@@ -12,8 +12,8 @@ from .report import COUNTS, MODEL_NOTE, Report
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)")
 SHOWN = ("requests", "sectors", "sectors_ideal", "excess_sectors", "wavefronts", "bank_conflicts",
-         "l1_hits", "l1_misses", "l2_hits", "l2_misses", "dram_sectors")
-HEADS = ("req", "sect", "ideal", "excess", "wavef", "confl", "L1 hit", "L1 miss", "L2 hit",
+         "shared_bytes", "l1_hits", "l1_misses", "l2_hits", "l2_misses", "dram_sectors")
+HEADS = ("req", "sect", "ideal", "excess", "wavef", "confl", "bulk smem", "L1 hit", "L1 miss", "L2 hit",
          "L2 miss", "DRAM")
 
 

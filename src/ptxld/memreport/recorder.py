@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..emu.sem_cache import lookup_policy
+from ..emu.trace import BULK_SHARED
 from . import coalescing
 from . import policy as cache_policy
 from .cache import SECTORS_PER_LINE, CacheConfig, PRESETS, preset_for
@@ -45,6 +46,7 @@ class PcStats:
         self.executions = self.threads = self.requests = 0
         self.sectors = self.sectors_ideal = self.bytes_requested = 0
         self.wavefronts = self.wavefronts_ideal = 0
+        self.shared_bytes = 0            # bytes the bulk-copy unit moved in shared memory
         self.cache = Counts()
         self.sample = None               # one warp's access: (lanes, addresses, sizes, space)
 
@@ -93,8 +95,9 @@ class Recorder:
             st = self.pcs[op.pc] = PcStats(op, kind, hints.describe())
         addr = np.asarray(addr, np.uint64)
         size = np.asarray(size, np.int64)
-        if not kind.endswith(".dst"):
-            # a copy tells its read ("<name>.src") and its write ("<name>.dst"): one execution
+        if not kind.endswith((".dst", BULK_SHARED)):
+            # a copy tells its read ("<name>.src") and its write ("<name>.dst"), a bulk copy
+            # its shared side too ("<name>.smem"): one execution
             st.executions += coalescing.distinct_count(tids // 32)
             # distinct: a thread may tell several pieces (a tensor copy's runs, wmma rows)
             st.threads += coalescing.distinct_count(tids)
@@ -120,6 +123,11 @@ class Recorder:
 
     def _account(self, st, b, kind, space, tids, addr, size, hints, policy):
         st.spaces.add(space)
+        if kind.endswith(BULK_SHARED):
+            # the bulk-copy unit, not the warp's lanes, moves these bytes: no wavefronts, no
+            # requests, no cache
+            st.shared_bytes += int(np.broadcast_to(size, addr.shape).sum())
+            return
         warp = (tids // 32).astype(np.int64)
         lane = (tids % 32).astype(np.int64)
         if space == ".local":

@@ -8,7 +8,7 @@ from .picture import AccessGrid, access_png, access_svg
 
 #: per-line figures, in the order the JSON and the table give them
 COUNTS = ("executions", "threads", "requests", "sectors", "sectors_ideal", "bytes_requested",
-          "wavefronts", "wavefronts_ideal", "l1_hits", "l1_misses", "l2_hits", "l2_misses",
+          "wavefronts", "wavefronts_ideal", "shared_bytes", "l1_hits", "l1_misses", "l2_hits", "l2_misses",
           "dram_read_sectors", "dram_write_sectors")
 
 MODEL_NOTE = ("L1/L2 figures come from a cache model (32-byte sectors, 128-byte lines, LRU within "
@@ -81,7 +81,7 @@ class Report:
                 r["instruction"] += "; " + st.text
             r["spaces"] = sorted(set(r["spaces"]) | st.spaces)
             for k in ("executions", "threads", "requests", "sectors", "sectors_ideal",
-                      "bytes_requested", "wavefronts", "wavefronts_ideal"):
+                      "bytes_requested", "wavefronts", "wavefronts_ideal", "shared_bytes"):
                 r[k] += getattr(st, k)
             c = st.cache
             r["l1_hits"] += c.l1_hits
@@ -182,7 +182,8 @@ class Report:
     def table(self, limit: int | None = None) -> str:
         cols = [("line", "line"), ("requests", "req"), ("sectors", "sect"),
                 ("sectors_ideal", "ideal"), ("excess_sectors", "excess"), ("efficiency", "eff"),
-                ("wavefronts", "wavef"), ("bank_conflicts", "confl"), ("l1_hits", "L1 hit"),
+                ("wavefronts", "wavef"), ("bank_conflicts", "confl"), ("shared_bytes", "bulk smem"),
+                ("l1_hits", "L1 hit"),
                 ("l1_misses", "L1 miss"), ("l2_hits", "L2 hit"), ("l2_misses", "L2 miss"),
                 ("dram_sectors", "DRAM")]
         rows = self.worst_first()[:limit] if limit else self.worst_first()

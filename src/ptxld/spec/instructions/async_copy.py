@@ -66,6 +66,12 @@ _DIM = Group("dim", (".1d", ".2d", ".3d", ".4d", ".5d"))
 _LOAD_MODE = Group("load_mode", (".tile", ".im2col", ".im2col_no_offs", ".tile::gather4",
                                  ".tile::scatter4", ".im2col::w", ".im2col::w::128"))
 _CTA_GROUP = Group("cta_group", (".cta_group::1", ".cta_group::2"))
+#: tensormap.replace: PTX ISA 8.3, the architecture- and family-specific targets from sm_90a on
+#: (ptxas 13.0 refuses it on sm_90, sm_100, sm_103 and sm_120)
+_TENSORMAP_REPLACE = Gate((8, 3), 90, "tensormap.replace", "tensormap.replace: PTX ISA 8.3, sm_90a.",
+                          only_targets=("sm_90a", "sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a",
+                                        "sm_103f", "sm_110a", "sm_110f", "sm_120a", "sm_120f",
+                                        "sm_121a", "sm_121f"))
 
 RECORDS = (
     InstructionSpec("cp.async", "PTX ISA 9.7.9.25.3.1 (cp.async)", (
@@ -125,7 +131,7 @@ RECORDS = (
                         ".element_stride", ".elemtype", ".interleave_layout", ".swizzle_mode",
                         ".swizzle_atomicity", ".fill_mode")),
         Group("space", (".global", ".shared::cta")), Group("size", (".b1024",)),
-        Group("type", (".b32", ".b64")))),
+        Group("type", (".b32", ".b64"))), gate=_TENSORMAP_REPLACE),
     InstructionSpec("tensormap.cp_fenceproxy", "PTX ISA 9.7.13.4 (tensormap.cp_fenceproxy)", (
         Group("dst", (".global",)), Group("src", (".shared::cta",)),
         Group("proxy", (".tensormap::generic",)), Group("sem", (".release",)),
