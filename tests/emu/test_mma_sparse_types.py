@@ -1,0 +1,168 @@
+"""mma.sp with .tf32, .s4/.u4 and .e4m3/.e5m2 (PTX ISA 9.7.14.6) against NumPy products.
+
+Every lane's registers are built here from the ISA's fragment formulas, not from the emulator's
+layout objects: with g = lane >> 2, t = lane & 3 and e elements per 32-bit register,
+  compressed A, register r, slot j: row g + 8 (r % 2), compressed column 4e (r // 2) + e t + j
+    (the ISA's "row = groupID / groupID + 8, firstcol = threadID_in_group * ..." of each form);
+  B, register r, slot j: k = 4e r + e t + j, column g;
+  C/D (.f32/.s32), element i: row g + 8 (i // 2), column 2t + i % 2.
+Sparsity (ISA "Sparse matrix storage"): .tf32 is 1:2 (one element of every pair kept, metadata
+nibble 0b0100 for the first, 0b1110 for the second); 4-bit types are 4:8 in pairs (each group of
+four element pairs keeps two); FP8 is 2:4. The metadata nibble of (row, group) lies, for 16-bit
+units (.tf32: a group is two elements), in thread F of the quad, nibble group + 4 (row >= 8)
+(m16n8k8) or thread 2F + group // 4, nibble group % 4 + 4 (row >= 8) (m16n8k16); for 8-bit units
+(4-bit: a group is eight elements; FP8: four) in thread 2F + (row >= 8) + 2 (group // 8), nibble
+group % 8. Forms and selectors accepted by ptxas 13.0 (tf32, s4/u4 from sm_80; FP8 from sm_89).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from snippets import run, text
+
+import ptxld
+
+F8 = {"e4m3": {0: 0x00, 1: 0x38, 2: 0x40, 3: 0x44, -1: 0xB8, -2: 0xC0, -3: 0xC4},
+      "e5m2": {0: 0x00, 1: 0x3C, 2: 0x40, 3: 0x42, -1: 0xBC, -2: 0xC0, -3: 0xC2}}
+
+# (shape, atype, btype, dtype, K, elements per register, A regs, B regs, target, PTX version)
+FORMS = [
+    ("m16n8k8", "tf32", "tf32", "f32", 8, 1, 2, 2, "sm_80", "7.1"),
+    ("m16n8k16", "tf32", "tf32", "f32", 16, 1, 4, 4, "sm_80", "7.1"),
+    ("m16n8k64", "s4", "s4", "s32", 64, 8, 2, 2, "sm_80", "7.1"),
+    ("m16n8k64", "u4", "s4", "s32", 64, 8, 2, 2, "sm_80", "7.1"),
+    ("m16n8k128", "u4", "u4", "s32", 128, 8, 4, 4, "sm_80", "7.1"),
+    ("m16n8k64", "e4m3", "e5m2", "f32", 64, 4, 4, 4, "sm_89", "8.4"),
+]
+
+
+def _bits(v: int, typ: str) -> int:
+    if typ == "tf32":
+        return int(np.float32(v).view(np.uint32))
+    if typ in F8:
+        return F8[typ][v]
+    return v & 0xF
+
+
+def _sparse_a(rng, atype: str, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense A (16 x k) and per (row, group) the two kept unit indices (first < second)."""
+    lo, hi = (0, 16) if atype == "u4" else (-8, 8) if atype == "s4" else (-3, 4)
+    if atype == "tf32":                       # one of each pair: units (0, 1) or (2, 3)
+        keep = rng.integers(0, 2, (16, k // 2))
+        first, second = 2 * keep, 2 * keep + 1
+        a = np.zeros((16, k), np.int64)
+        vals = rng.integers(lo, hi, (16, k // 2))
+        a[np.arange(16)[:, None], 2 * np.arange(k // 2)[None, :] + keep] = vals
+        return a, first, second
+    per_unit = 2 if atype in ("s4", "u4") else 1          # elements per 8-bit unit
+    units = k // per_unit
+    first = np.zeros((16, units // 4), np.int64)
+    second = np.zeros_like(first)
+    a = np.zeros((16, k), np.int64)
+    for r in range(16):
+        for g in range(units // 4):
+            i0, i1 = sorted(rng.choice(4, 2, replace=False))
+            first[r, g], second[r, g] = i0, i1
+            for u in (i0, i1):
+                for e in range(per_unit):
+                    a[r, (4 * g + u) * per_unit + e] = rng.integers(lo, hi)
+    return a, first, second
+
+
+def _metadata(first, second, shape: str, atype: str, sel: int) -> np.ndarray:
+    meta = np.zeros(32, np.int64)
+    for r in range(16):
+        for g in range(first.shape[1]):
+            nib = first[r, g] | (second[r, g] << 2)
+            if atype == "tf32":
+                thread, pos = (sel, g + 4 * (r // 8)) if shape == "m16n8k8" else \
+                    (2 * sel + g // 4, g % 4 + 4 * (r // 8))
+            else:
+                thread, pos = 2 * sel + r // 8 + 2 * (g // 8), g % 8
+            meta[4 * (r % 8) + thread] |= nib << (4 * pos)
+    return meta
+
+
+@pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f[0]}.{f[1]}.{f[2]}")
+@pytest.mark.parametrize("sel", [0, 1])
+def test_sparse_mma_matches_numpy(form, sel):
+    shape, atype, btype, dtype, k, e, na, nb, target, version = form
+    if sel and (shape == "m16n8k128" or atype in F8):
+        pytest.skip("selector 0 only (ptxas: out of range)")
+    rng = np.random.default_rng(hash((shape, atype, btype, sel)) % 2**32)
+    a, first, second = _sparse_a(rng, atype, k)
+    blo, bhi = (0, 16) if btype == "u4" else (-8, 8) if btype == "s4" else (-3, 4)
+    bm = rng.integers(blo, bhi, (k, 8))
+    cm = rng.integers(-5, 6, (16, 8))
+    comp = np.zeros((16, k // 2), np.int64)
+    for r in range(16):
+        comp[r] = _compress(a[r], first[r], second[r], atype)
+    rows = np.zeros((32, 16), np.uint64)
+    for lane in range(32):
+        g, t = lane >> 2, lane & 3
+        for r in range(na):
+            word = 0
+            for j in range(e):
+                word |= _bits(int(comp[g + 8 * (r % 2), 4 * e * (r // 2) + e * t + j]), atype) << (32 // e * j)
+            rows[lane, r] = word
+        for r in range(nb):
+            word = 0
+            for j in range(e):
+                word |= _bits(int(bm[4 * e * r + e * t + j, g]), btype) << (32 // e * j)
+            rows[lane, 4 + r] = word
+        for i in range(4):
+            c = int(cm[g + 8 * (i // 2), 2 * t + i % 2])
+            rows[lane, 8 + i] = int(np.float32(c).view(np.uint32)) if dtype == "f32" else c & 0xFFFFFFFF
+    rows[:, 12] = _metadata(first, second, shape, atype, sel).astype(np.uint64)
+    packed = rows[:, 0::2] | (rows[:, 1::2] << np.uint64(32))
+    ty = ".f32" if dtype == "f32" else ".s32"
+    regs = lambda name, n: "{" + ", ".join(f"%{name}{i}" for i in range(n)) + "}"  # noqa: E731
+    body = "\n".join(f"mov.b64 {{%w{2 * i}, %w{2 * i + 1}}}, %in{i};" for i in range(7))
+    body += "\n" + "\n".join(f"mov.b32 %a{i}, %w{i};" for i in range(na))
+    body += "\n" + "\n".join(f"mov.b32 %b{i}, %w{4 + i};" for i in range(nb))
+    body += "\n" + "\n".join(f"mov.b32 %c{i}, %w{8 + i};" for i in range(4))
+    body += (f"\nmma.sp::ordered_metadata.sync.aligned.{shape}.row.col{ty}.{atype}.{btype}{ty} "
+             f"{regs('d', 4)}, {regs('a', na)}, {regs('b', nb)}, {regs('c', 4)}, %w12, {sel};\n")
+    body += "\n".join(f"mov.b32 %v, %d{i}; cvt.u64.u32 %out{i}, %v;" for i in range(4))
+    decls = (f".reg .b32 %w<14>, %a<4>, %b<4>, %v;\n.reg {'.f32' if dtype == 'f32' else '.s32'} %c<4>, %d<4>;")
+    out = _run(body, packed, decls, target, version)
+    want = a @ bm + cm
+    for lane in range(32):
+        g, t = lane >> 2, lane & 3
+        for i in range(4):
+            got = int(out[lane, i])
+            value = float(np.uint32(got).view(np.float32)) if dtype == "f32" else np.int64(np.uint32(got).view(np.int32))
+            assert value == want[g + 8 * (i // 2), 2 * t + i % 2], (lane, i)
+
+
+def _compress(row: np.ndarray, first: np.ndarray, second: np.ndarray, atype: str) -> np.ndarray:
+    """The kept elements of a row, in K order (what the ISA calls the packed operand)."""
+    per_unit = {"tf32": 0.5, "s4": 2, "u4": 2}.get(atype, 1)
+    out = []
+    for g in range(len(first)):
+        for u in (first[g], second[g]):
+            if per_unit == 0.5:
+                if u % 2 == 0:                   # units (2i, 2i+1) are element i of the pair
+                    out.append(row[2 * g + u // 2])
+            else:
+                start = int((4 * g + u) * per_unit)
+                out.extend(row[start:start + int(per_unit)])
+    return np.array(out)
+
+
+def _run(body, packed, decls, target, version):
+    code = text(body, decls, target).replace(".version 8.0", f".version {max(version, '8.0')}")
+    n = packed.shape[0]
+    rows = np.zeros((n, 8), np.uint64)
+    rows[:, :packed.shape[1]] = packed
+    out = np.zeros((n, 8), np.uint64)
+    ptxld.RawModule(code=code).get_function("k")((1,), (n,), [rows, out])
+    return out
+
+
+def test_tf32_metadata_outside_the_two_valid_nibbles_is_reported():
+    meta_body = """mov.b32 %w0, 0x99999999;
+mma.sp::ordered_metadata.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3},
+    {%a0, %a1}, {%a0, %a1}, {%d0, %d1, %d2, %d3}, %w0, 0;"""
+    with pytest.raises(ptxld.emu.errors.EmulationError, match="0b0100 or 0b1110"):
+        run(meta_body, np.zeros((32, 1), np.uint64), ".reg .b32 %w0, %a<2>;\n.reg .f32 %d<4>;")
