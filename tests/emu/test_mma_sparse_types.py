@@ -1,4 +1,5 @@
-"""mma.sp with .tf32, .s4/.u4 and .e4m3/.e5m2 (PTX ISA 9.7.14.6) against NumPy products.
+"""mma.sp with .tf32, .s4/.u4 and .e4m3/.e5m2 (PTX ISA 9.7.14.6), and the one-thread-metadata
+.f16 m16n8k16 form, against NumPy products.
 
 Every lane's registers are built here from the ISA's fragment formulas, not from the emulator's
 layout objects: with g = lane >> 2, t = lane & 3 and e elements per 32-bit register,
@@ -10,7 +11,8 @@ Sparsity (ISA "Sparse matrix storage"): .tf32 is 1:2 (one element of every pair 
 nibble 0b0100 for the first, 0b1110 for the second); 4-bit types are 4:8 in pairs (each group of
 four element pairs keeps two); FP8 is 2:4. The metadata nibble of (row, group) lies, for 16-bit
 units (.tf32: a group is two elements), in thread F of the quad, nibble group + 4 (row >= 8)
-(m16n8k8) or thread 2F + group // 4, nibble group % 4 + 4 (row >= 8) (m16n8k16); for 8-bit units
+(.tf32 m16n8k8, .f16 m16n8k16) or thread 2F + group // 4, nibble group % 4 + 4 (row >= 8)
+(.tf32 m16n8k16); for 8-bit units
 (4-bit: a group is eight elements; FP8: four) in thread 2F + (row >= 8) + 2 (group // 8), nibble
 group % 8. Forms and selectors accepted by ptxas 13.0 (tf32, s4/u4 from sm_80; FP8 from sm_89).
 """
@@ -27,6 +29,7 @@ F8 = {"e4m3": {0: 0x00, 1: 0x38, 2: 0x40, 3: 0x44, -1: 0xB8, -2: 0xC0, -3: 0xC4}
 
 # (shape, atype, btype, dtype, K, elements per register, A regs, B regs, target, PTX version)
 FORMS = [
+    ("m16n8k16", "f16", "f16", "f32", 16, 2, 2, 2, "sm_80", "7.1"),
     ("m16n8k8", "tf32", "tf32", "f32", 8, 1, 2, 2, "sm_80", "7.1"),
     ("m16n8k16", "tf32", "tf32", "f32", 16, 1, 4, 4, "sm_80", "7.1"),
     ("m16n8k64", "s4", "s4", "s32", 64, 8, 2, 2, "sm_80", "7.1"),
@@ -34,11 +37,15 @@ FORMS = [
     ("m16n8k128", "u4", "u4", "s32", 128, 8, 4, 4, "sm_80", "7.1"),
     ("m16n8k64", "e4m3", "e5m2", "f32", 64, 4, 4, 4, "sm_89", "8.4"),
 ]
+# forms whose metadata one thread of each quad holds (16 units of 16 bits): selectors 0-3
+ONE_THREAD = {("tf32", "m16n8k8"), ("f16", "m16n8k16")}
 
 
 def _bits(v: int, typ: str) -> int:
     if typ == "tf32":
         return int(np.float32(v).view(np.uint32))
+    if typ == "f16":
+        return int(np.float16(v).view(np.uint16))
     if typ in F8:
         return F8[typ][v]
     return v & 0xF
@@ -74,8 +81,8 @@ def _metadata(first, second, shape: str, atype: str, sel: int) -> np.ndarray:
     for r in range(16):
         for g in range(first.shape[1]):
             nib = first[r, g] | (second[r, g] << 2)
-            if atype == "tf32":
-                thread, pos = (sel, g + 4 * (r // 8)) if shape == "m16n8k8" else \
+            if atype in ("tf32", "f16"):
+                thread, pos = (sel, g + 4 * (r // 8)) if (atype, shape) in ONE_THREAD else \
                     (2 * sel + g // 4, g % 4 + 4 * (r // 8))
             else:
                 thread, pos = 2 * sel + r // 8 + 2 * (g // 8), g % 8
@@ -84,10 +91,12 @@ def _metadata(first, second, shape: str, atype: str, sel: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f[0]}.{f[1]}.{f[2]}")
-@pytest.mark.parametrize("sel", [0, 1])
+@pytest.mark.parametrize("sel", [0, 1, 3])
 def test_sparse_mma_matches_numpy(form, sel):
     shape, atype, btype, dtype, k, e, na, nb, target, version = form
-    if sel and (shape == "m16n8k128" or atype in F8):
+    top = 3 if (atype, shape) in ONE_THREAD else \
+        0 if shape == "m16n8k128" or atype in F8 else 1
+    if sel > top:
         pytest.skip("selector 0 only (ptxas: out of range)")
     rng = np.random.default_rng(hash((shape, atype, btype, sel)) % 2**32)
     a, first, second = _sparse_a(rng, atype, k)
