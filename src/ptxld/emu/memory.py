@@ -430,6 +430,16 @@ def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = Non
     return out
 
 
+def gather_one(parts, n: int, width: int) -> np.ndarray:
+    """One element of `width` bits (8..64) at each resolved address -> a fresh 1-D array (a
+    register can take it as it is: no view to copy)."""
+    if len(parts) == 1 and parts[0][2] is None:
+        backing, idx, _ = parts[0]
+        wb = width // 8
+        return np.take(backing.view(UINT[width]), idx >> (wb.bit_length() - 1) if wb > 1 else idx)
+    return gather(parts, n, width, 1)[:, 0].copy()
+
+
 def scatter(parts, values: np.ndarray, width: int, count: int, keep=None) -> None:
     """Write (n, count) raw bits; later threads win where addresses coincide (thread order).
     `keep` (count bools) skips elements (sink `_`)."""

@@ -127,7 +127,7 @@ def compile_cp_async(op, prog):
         rec = copy_state.CpRecord()
         rec.seq, rec.op, rec.tids, rec.size = st.next_seq(), op, tids.copy(), size
         rec.group = st.cp_committed[tids]           # a fancy index: already a copy
-        rec.backing, rec.dst, rec.dst_addr = backing, idx.astype(np.intp), da
+        rec.backing, rec.dst, rec.dst_addr = backing, idx.astype(np.intp, copy=False), da
         rec.alive = np.ones(n, bool)
         if st.late:
             rec.data, rec.src, rec.srcsize = None, sa, ss
