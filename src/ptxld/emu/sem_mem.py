@@ -94,6 +94,11 @@ class AddressOperand:
         if self.uniform is not None:
             return np.full(b.count(act), self.uniform, np.uint64)
         r = b.rd(self.reg, act)
+        if r.dtype == np.uint32 and self.mask == 0xFFFFFFFF:
+            # a 32-bit address: add in 32 bits (wrapping is the mask), then widen once
+            if self.off:
+                r = np.add(r, np.uint32(self.off & 0xFFFFFFFF))
+            return r.astype(np.uint64)
         if self.off:    # widened to 64 bits by the addition itself (one pass, no astype copy)
             r = np.add(r, np.uint64(self.off & 0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
         elif r.dtype != np.uint64:
