@@ -70,8 +70,15 @@ def _lop3(q: Quals) -> Op:
 def _shl(q: Quals) -> Op:
     """§9.7.8.8: shift amounts greater than the width clamp (result 0)."""
     t = TYPES[q.type(BITS)]
-    return Op(q.opcode, (t.name,), (t.name, ".u32"),
-              lambda a, n: (_safe_shl(a, n, t.bits).astype(t.dtype),))
+
+    def run(a, n):
+        if np.ndim(n) == 0:          # an immediate amount: shift in the type itself (it truncates)
+            k = int(n)
+            if k >= t.bits:
+                return (np.zeros(np.shape(a), t.dtype),)
+            return (np.left_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(k)),)
+        return (_safe_shl(a, n, t.bits).astype(t.dtype),)
+    return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
 
 @builder("shr")
@@ -83,6 +90,8 @@ def _shr(q: Quals) -> Op:
         if t.signed:
             s = int_ops._s(a)
             return (int_ops._u(s >> np.minimum(n, t.bits - 1).astype(s.dtype)),)
+        if np.ndim(n) == 0 and int(n) < t.bits:    # an immediate amount: a logical shift
+            return (np.right_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(int(n))),)
         return (_safe_shr(a, n, t.bits).astype(t.dtype),)
     return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
