@@ -72,8 +72,8 @@ def _shl(q: Quals) -> Op:
     t = TYPES[q.type(BITS)]
 
     def run(a, n):
-        if np.ndim(n) == 0:          # an immediate amount: shift in the type itself (it truncates)
-            k = int(n)
+        if np.size(n) == 1:          # an immediate amount: shift in the type itself (it truncates)
+            k = int(np.ravel(n)[0])
             if k >= t.bits:
                 return (np.zeros(np.shape(a), t.dtype),)
             return (np.left_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(k)),)
@@ -90,8 +90,8 @@ def _shr(q: Quals) -> Op:
         if t.signed:
             s = int_ops._s(a)
             return (int_ops._u(s >> np.minimum(n, t.bits - 1).astype(s.dtype)),)
-        if np.ndim(n) == 0 and int(n) < t.bits:    # an immediate amount: a logical shift
-            return (np.right_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(int(n))),)
+        if np.size(n) == 1 and int(np.ravel(n)[0]) < t.bits:    # an immediate amount: logical
+            return (np.right_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(int(np.ravel(n)[0]))),)
         return (_safe_shr(a, n, t.bits).astype(t.dtype),)
     return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
