@@ -72,11 +72,10 @@ def _shl(q: Quals) -> Op:
     t = TYPES[q.type(BITS)]
 
     def run(a, n):
-        if np.size(n) == 1:          # an immediate amount: shift in the type itself (it truncates)
-            k = int(np.ravel(n)[0])
-            if k >= t.bits:
-                return (np.zeros(np.shape(a), t.dtype),)
-            return (np.left_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(k)),)
+        # every amount below the width (the common case, an immediate included): shift in the
+        # type itself, which truncates; otherwise the clamped 64-bit path
+        if np.size(n) and int(n.max()) < t.bits:
+            return (np.left_shift(a, n.astype(t.dtype, copy=False)),)
         return (_safe_shl(a, n, t.bits).astype(t.dtype),)
     return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
@@ -90,8 +89,8 @@ def _shr(q: Quals) -> Op:
         if t.signed:
             s = int_ops._s(a)
             return (int_ops._u(s >> np.minimum(n, t.bits - 1).astype(s.dtype)),)
-        if np.size(n) == 1 and int(np.ravel(n)[0]) < t.bits:    # an immediate amount: logical
-            return (np.right_shift(np.asarray(a).astype(t.dtype, copy=False), t.dtype.type(int(np.ravel(n)[0]))),)
+        if np.size(n) and int(n.max()) < t.bits:       # every amount below the width: logical
+            return (np.right_shift(a, n.astype(t.dtype, copy=False)),)
         return (_safe_shr(a, n, t.bits).astype(t.dtype),)
     return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
