@@ -18,6 +18,10 @@ group % 8. Forms and selectors accepted by ptxas 13.0 (tf32, s4/u4 from sm_80; F
 """
 from __future__ import annotations
 
+import shutil
+import subprocess
+import zlib
+
 import numpy as np
 import pytest
 from snippets import run, text
@@ -27,15 +31,16 @@ import ptxld
 F8 = {"e4m3": {0: 0x00, 1: 0x38, 2: 0x40, 3: 0x44, -1: 0xB8, -2: 0xC0, -3: 0xC4},
       "e5m2": {0: 0x00, 1: 0x3C, 2: 0x40, 3: 0x42, -1: 0xBC, -2: 0xC0, -3: 0xC2}}
 
-# (shape, atype, btype, dtype, K, elements per register, A regs, B regs, target, PTX version)
+# (shape, atype, btype, dtype, K, elements per register, A regs, B regs, target, PTX version:
+# .sp::ordered_metadata needs 8.5)
 FORMS = [
-    ("m16n8k16", "f16", "f16", "f32", 16, 2, 2, 2, "sm_80", "7.1"),
-    ("m16n8k8", "tf32", "tf32", "f32", 8, 1, 2, 2, "sm_80", "7.1"),
-    ("m16n8k16", "tf32", "tf32", "f32", 16, 1, 4, 4, "sm_80", "7.1"),
-    ("m16n8k64", "s4", "s4", "s32", 64, 8, 2, 2, "sm_80", "7.1"),
-    ("m16n8k64", "u4", "s4", "s32", 64, 8, 2, 2, "sm_80", "7.1"),
-    ("m16n8k128", "u4", "u4", "s32", 128, 8, 4, 4, "sm_80", "7.1"),
-    ("m16n8k64", "e4m3", "e5m2", "f32", 64, 4, 4, 4, "sm_89", "8.4"),
+    ("m16n8k16", "f16", "f16", "f32", 16, 2, 2, 2, "sm_80", "8.5"),
+    ("m16n8k8", "tf32", "tf32", "f32", 8, 1, 2, 2, "sm_80", "8.5"),
+    ("m16n8k16", "tf32", "tf32", "f32", 16, 1, 4, 4, "sm_80", "8.5"),
+    ("m16n8k64", "s4", "s4", "s32", 64, 8, 2, 2, "sm_80", "8.5"),
+    ("m16n8k64", "u4", "s4", "s32", 64, 8, 2, 2, "sm_80", "8.5"),
+    ("m16n8k128", "u4", "u4", "s32", 128, 8, 4, 4, "sm_80", "8.5"),
+    ("m16n8k64", "e4m3", "e5m2", "f32", 64, 4, 4, 4, "sm_89", "8.5"),
 ]
 # forms whose metadata one thread of each quad holds (16 units of 16 bits): selectors 0-3
 ONE_THREAD = {("tf32", "m16n8k8"), ("f16", "m16n8k16")}
@@ -93,12 +98,10 @@ def _metadata(first, second, shape: str, atype: str, sel: int) -> np.ndarray:
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f[0]}.{f[1]}.{f[2]}")
 @pytest.mark.parametrize("sel", [0, 1, 3])
 def test_sparse_mma_matches_numpy(form, sel):
-    shape, atype, btype, dtype, k, e, na, nb, target, version = form
-    top = 3 if (atype, shape) in ONE_THREAD else \
-        0 if shape == "m16n8k128" or atype in F8 else 1
-    if sel > top:
-        pytest.skip("selector 0 only (ptxas: out of range)")
-    rng = np.random.default_rng(hash((shape, atype, btype, sel)) % 2**32)
+    shape, atype, btype, dtype, k, e, na, nb, _, _ = form
+    if sel > _top_selector(form):
+        pytest.skip("sparsity selector out of range for this form (ptxas)")
+    rng = np.random.default_rng(zlib.crc32(f"{shape}.{atype}.{btype}.{sel}".encode()))
     a, first, second = _sparse_a(rng, atype, k)
     blo, bhi = (0, 16) if btype == "u4" else (-8, 8) if btype == "s4" else (-3, 4)
     bm = rng.integers(blo, bhi, (k, 8))
@@ -124,17 +127,7 @@ def test_sparse_mma_matches_numpy(form, sel):
             rows[lane, 8 + i] = int(np.float32(c).view(np.uint32)) if dtype == "f32" else c & 0xFFFFFFFF
     rows[:, 12] = _metadata(first, second, shape, atype, sel).astype(np.uint64)
     packed = rows[:, 0::2] | (rows[:, 1::2] << np.uint64(32))
-    ty = ".f32" if dtype == "f32" else ".s32"
-    regs = lambda name, n: "{" + ", ".join(f"%{name}{i}" for i in range(n)) + "}"  # noqa: E731
-    body = "\n".join(f"mov.b64 {{%w{2 * i}, %w{2 * i + 1}}}, %in{i};" for i in range(7))
-    body += "\n" + "\n".join(f"mov.b32 %a{i}, %w{i};" for i in range(na))
-    body += "\n" + "\n".join(f"mov.b32 %b{i}, %w{4 + i};" for i in range(nb))
-    body += "\n" + "\n".join(f"mov.b32 %c{i}, %w{8 + i};" for i in range(4))
-    body += (f"\nmma.sp::ordered_metadata.sync.aligned.{shape}.row.col{ty}.{atype}.{btype}{ty} "
-             f"{regs('d', 4)}, {regs('a', na)}, {regs('b', nb)}, {regs('c', 4)}, %w12, {sel};\n")
-    body += "\n".join(f"mov.b32 %v, %d{i}; cvt.u64.u32 %out{i}, %v;" for i in range(4))
-    decls = (f".reg .b32 %w<14>, %a<4>, %b<4>, %v;\n.reg {'.f32' if dtype == 'f32' else '.s32'} %c<4>, %d<4>;")
-    out = _run(body, packed, decls, target, version)
+    out = _run(_kernel_text(form, sel), packed)
     want = a @ bm + cm
     for lane in range(32):
         g, t = lane >> 2, lane & 3
@@ -159,8 +152,42 @@ def _compress(row: np.ndarray, first: np.ndarray, second: np.ndarray, atype: str
     return np.array(out)
 
 
-def _run(body, packed, decls, target, version):
-    code = text(body, decls, target).replace(".version 8.0", f".version {max(version, '8.0')}")
+def _kernel_text(form, sel: int) -> str:
+    """A kernel: each lane unpacks its registers from its input row, runs the mma.sp, stores D."""
+    shape, atype, btype, dtype, _, _, na, nb, target, version = form
+    ty = ".f32" if dtype == "f32" else ".s32"
+    regs = lambda name, n: "{" + ", ".join(f"%{name}{i}" for i in range(n)) + "}"  # noqa: E731
+    body = "\n".join(f"mov.b64 {{%w{2 * i}, %w{2 * i + 1}}}, %in{i};" for i in range(7))
+    body += "\n" + "\n".join(f"mov.b32 %a{i}, %w{i};" for i in range(na))
+    body += "\n" + "\n".join(f"mov.b32 %b{i}, %w{4 + i};" for i in range(nb))
+    body += "\n" + "\n".join(f"mov.b32 %c{i}, %w{8 + i};" for i in range(4))
+    body += (f"\nmma.sp::ordered_metadata.sync.aligned.{shape}.row.col{ty}.{atype}.{btype}{ty} "
+             f"{regs('d', 4)}, {regs('a', na)}, {regs('b', nb)}, {regs('c', 4)}, %w12, {sel};\n")
+    body += "\n".join(f"mov.b32 %v, %d{i}; cvt.u64.u32 %out{i}, %v;" for i in range(4))
+    decls = f".reg .b32 %w<14>, %a<4>, %b<4>, %v;\n.reg {ty} %c<4>, %d<4>;"
+    return text(body, decls, target).replace(".version 8.0", f".version {version}")
+
+
+def _top_selector(form) -> int:
+    shape, atype = form[0], form[1]
+    return 3 if (atype, shape) in ONE_THREAD else 0 if shape == "m16n8k128" or atype in F8 else 1
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+@pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f[0]}.{f[1]}.{f[2]}")
+def test_ptxas_takes_the_forms_and_selectors(form, tmp_path):
+    """The forms run above are legal for ptxas on their target, every selector up to the top one
+    (and the next is refused: out of range)."""
+    top = _top_selector(form)
+    for sel in range(top + 2):
+        path = tmp_path / f"k{sel}.ptx"
+        path.write_text(_kernel_text(form, sel))
+        done = subprocess.run(["ptxas", f"-arch={form[8]}", str(path), "-o", str(tmp_path / "k.cubin")],
+                              capture_output=True, text=True, check=False)
+        assert (done.returncode == 0) == (sel <= top), (sel, done.stderr)
+
+
+def _run(code, packed):
     n = packed.shape[0]
     rows = np.zeros((n, 8), np.uint64)
     rows[:, :packed.shape[1]] = packed

@@ -38,7 +38,7 @@ def part(x: int, sel: str | None, signed: bool) -> int:
 def vmad(q: list[str], na, asel, nb, bsel, nc, a: int, b: int, c: int) -> int:
     """Signed 32x32 multiply (a whole .u32 word counts as signed), c sign-extended, 64-bit
     wrap; the shift and .sat follow the final sign (a signed source or a negation)."""
-    dt, at, bt = (t == "s32" for t in q if t in ("u32", "s32"))
+    _, at, bt = (t == "s32" for t in q if t in ("u32", "s32"))   # the destination type: no part
     p = part(a, asel, at or asel is None) * part(b, bsel, bt or bsel is None)
     cc, lsb = sext(c, 32), 0
     if "po" in q:
