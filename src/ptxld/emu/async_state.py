@@ -282,12 +282,26 @@ def park(b, op, tids, place: Place, dest):
 
 # ------------------------------------------------------------------------------ completion
 
-def _write_copy_rows(rec: CpRecord, rows: np.ndarray, b):
+def _write_copy_rows(rec: CpRecord, rows: np.ndarray | None, b):
+    """Land the copies `rows` of a record (None: all of them)."""
     # late mode reads the sources only now
-    data = READ_SOURCE(b, rec, rows) if rec.data is None else rec.data[rows]
-    cols = np.arange(rec.size)
-    rec.backing[rec.dst[rows][:, None] + cols] = data
-    rec.alive[rows] = False
+    if rec.data is None:
+        data = READ_SOURCE(b, rec, np.arange(len(rec.alive)) if rows is None else rows)
+    else:
+        data = rec.data if rows is None else rec.data[rows]
+    dst = rec.dst if rows is None else rec.dst[rows]
+    size = rec.size
+    backing = rec.backing
+    # cp.async destinations are cp-size aligned (checked at issue), so each copy is one whole
+    # row of the shared array viewed (rows, size): one index per copy, not one per byte
+    if len(backing) % size == 0 and len(dst) and not int(np.bitwise_or.reduce(dst)) & (size - 1):
+        backing.reshape(-1, size)[dst >> (size.bit_length() - 1)] = data
+    else:
+        backing[dst[:, None] + np.arange(size)] = data
+    if rows is None:
+        rec.alive[:] = False
+    else:
+        rec.alive[rows] = False
 
 
 READ_SOURCE = None   # set by sem_async: (b, rec, rows) -> (n, size) bytes, for late reads
@@ -301,13 +315,23 @@ def complete_copies(b, threads: np.ndarray, *, group_below: np.ndarray | None = 
     if st is None or not st.copies:
         return
     keep = []
+    waiting = None                  # which threads wait here (built once, when needed)
+    everyone = len(threads) == b.N
     for rec in st.copies:
         if seq_below is not None and rec.seq >= seq_below:
             keep.append(rec)
             continue
-        sel = rec.alive & np.isin(rec.tids, threads)
+        sel = rec.alive.copy()
+        if not everyone:
+            if waiting is None:
+                waiting = np.zeros(b.N, bool)
+                waiting[threads] = True
+            sel &= waiting[rec.tids]
         if group_below is not None:
             sel &= rec.group < group_below[rec.tids]
+        if sel.all():
+            _write_copy_rows(rec, None, b)
+            continue
         rows = np.flatnonzero(sel)
         if len(rows):
             _write_copy_rows(rec, rows, b)

@@ -40,8 +40,9 @@ NOTES: dict[str, tuple[str, str]] = {
     "cp.async.bulk.prefetch": (LIMITED, "an L2 prefetch hint: no values change"),
     "cp.async.bulk.prefetch.tensor": (LIMITED, "an L2 prefetch hint: no values change"),
     "setmaxnreg": (LIMITED, "register counts are checked; registers are not reallocated"),
-    "mma.sp": (LIMITED, "the .f16/.bf16 (m16n8k16, m16n8k32) and .s8/.u8 (m16n8k32, m16n8k64) "
-                        "forms; sparse .tf32, .e4m3/.e5m2 and .s4/.u4 are not run"),
+    "mma.sp": (LIMITED, "the .f16/.bf16, .tf32, .s8/.u8, .s4/.u4 and .e4m3/.e5m2 forms; the "
+                        ".kind::f8f6f4 (.e2m1/.e3m2/.e2m3, sm_120a) and .block_scale forms are "
+                        "not run"),
     "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
     "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
     "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),

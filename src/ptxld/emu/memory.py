@@ -184,7 +184,8 @@ class Spaces:
     # ------------------------------------------------------------------ per-space resolution
     def resolve(self, space: str, addr: np.ndarray, nbytes: int, tids, write: bool):
         """-> list of (backing uint8 array, byte index intp array, positions or None)."""
-        if nbytes > 1 and len(addr) and int(np.bitwise_or.reduce(addr)) & (nbytes - 1):
+        bits = int(np.bitwise_or.reduce(addr)) if nbytes > 1 and len(addr) else None
+        if bits is not None and bits & (nbytes - 1):
             pos = _first((addr & np.uint64(nbytes - 1)) != 0)
             raise Fault(errors.MisalignedAddressError, pos, int(addr[pos]), space,
                         f"misaligned {'store to' if write else 'load from'} {space} space: "
@@ -196,7 +197,7 @@ class Spaces:
         if space == ".local":
             return [self._local(addr, nbytes, tids, ".local", write)]
         if space in (".shared", ".shared::cta"):
-            return [self._shared(addr, nbytes, tids, write, cluster=False)]
+            return [self._shared(addr, nbytes, tids, write, cluster=False, bits=bits)]
         if space == ".shared::cluster":
             return [self._shared(addr, nbytes, tids, write, cluster=True)]
         if space == ".const":
@@ -281,8 +282,11 @@ class Spaces:
             base = self._shared_base = self.cta_of.astype(np.intp) * self.shared_stride
         return base if tids is self._all_threads else base[tids]
 
-    def _shared(self, addr, nbytes, tids, write, cluster: bool):
-        if len(addr) and int(addr.max()) + nbytes <= self.shared_size:
+    def _shared(self, addr, nbytes, tids, write, cluster: bool, bits: int | None = None):
+        # `bits`, the OR of all addresses, bounds their maximum: when it is in the window the
+        # maximum is too, and no second pass is needed
+        if len(addr) and ((bits is not None and bits + nbytes <= self.shared_size)
+                          or int(addr.max()) + nbytes <= self.shared_size):
             # every address in the executing CTA's own window (no rank bits) and in bounds
             return (self.shared, self.shared_base(tids) + addr.view(np.intp), None)
         own = self.cta_of[tids]
@@ -428,6 +432,16 @@ def gather(parts, n: int, width: int, count: int, stride_bytes: int | None = Non
         base = idx >> (wb.bit_length() - 1) if wb > 1 else idx
         out[pos] = v[base[:, None] + np.arange(count) * (step // wb)]
     return out
+
+
+def gather_one(parts, n: int, width: int) -> np.ndarray:
+    """One element of `width` bits (8..64) at each resolved address -> a fresh 1-D array (a
+    register can take it as it is: no view to copy)."""
+    if len(parts) == 1 and parts[0][2] is None:
+        backing, idx, _ = parts[0]
+        wb = width // 8
+        return np.take(backing.view(UINT[width]), idx >> (wb.bit_length() - 1) if wb > 1 else idx)
+    return gather(parts, n, width, 1)[:, 0].copy()
 
 
 def scatter(parts, values: np.ndarray, width: int, count: int, keep=None) -> None:

@@ -44,7 +44,10 @@ def read_source(b, src: np.ndarray, tids: np.ndarray, srcsize: np.ndarray, size:
     n = len(src)
     if (srcsize == size).all():
         parts = b.sp.resolve(".global", src, size, tids, False)
-        return gather(parts, n, 8, size)
+        # sources are cp-size aligned (checked at issue): read whole words, then their bytes
+        width = 8 * min(size, 8)
+        words = gather(parts, n, width, size * 8 // width)
+        return np.ascontiguousarray(words).view(np.uint8).reshape(n, size)
     out = np.zeros((n, size), np.uint8)
     for k in range(size):
         rows = np.flatnonzero(srcsize > k)
@@ -123,8 +126,8 @@ def compile_cp_async(op, prog):
         (backing, idx, _), = b.sp.resolve(".shared", da, size, tids, True)
         rec = copy_state.CpRecord()
         rec.seq, rec.op, rec.tids, rec.size = st.next_seq(), op, tids.copy(), size
-        rec.group = st.cp_committed[tids].copy()
-        rec.backing, rec.dst, rec.dst_addr = backing, idx.astype(np.intp), da
+        rec.group = st.cp_committed[tids]           # a fancy index: already a copy
+        rec.backing, rec.dst, rec.dst_addr = backing, idx.astype(np.intp, copy=False), da
         rec.alive = np.ones(n, bool)
         if st.late:
             rec.data, rec.src, rec.srcsize = None, sa, ss

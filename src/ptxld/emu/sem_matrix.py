@@ -248,19 +248,43 @@ def compile_mma(op, prog):
 
 # ---------------------------------------------------------------- mma.sp (2:4 sparse A)
 
+def _to_units(values: np.ndarray, atype: str) -> np.ndarray:
+    """Raw element bits along the last axis -> the metadata's units (spec.SparseKind): a .tf32
+    element is two 16-bit units (low half first), two 4-bit elements are one 8-bit unit."""
+    bits = mma_spec.ELEMENT_BITS[atype]
+    v = values.astype(np.uint64)
+    if bits == 32:
+        return np.stack([v & np.uint64(0xFFFF), v >> np.uint64(16)], axis=-1).reshape(v.shape[:-1] + (-1,))
+    if bits == 4:
+        return (v[..., 0::2] & np.uint64(0xF)) | ((v[..., 1::2] & np.uint64(0xF)) << np.uint64(4))
+    return v
+
+
+def _from_units(units: np.ndarray, atype: str) -> np.ndarray:
+    """The inverse of `_to_units`."""
+    bits = mma_spec.ELEMENT_BITS[atype]
+    if bits == 32:
+        return units[..., 0::2] | (units[..., 1::2] << np.uint64(16))
+    if bits == 4:
+        return np.stack([units & np.uint64(0xF), units >> np.uint64(4)], axis=-1).reshape(units.shape[:-1] + (-1,))
+    return units
+
+
 @handler("mma.sp", "mma.sp::ordered_metadata")
 def compile_mma_sp(op, prog):
     """A is given compressed (its non-zeros, K/2 per row); the metadata operand says where each
     lies in its group of four K elements (spec.sparse_metadata_position)."""
     ins, d = op.ins, op.ins.decoded
     if d.get("kind") or d.get("block_scale") or d.others:
-        raise CompileError(f"`{ins.opcode}` is not executed (only the sm_80 mma.sp forms are)")
+        raise CompileError(f"`{ins.opcode}` is not executed (the .kind and .block_scale mma.sp "
+                           "forms are not)")
     shape = _t(d, "shape")
     types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
     kind = mma_spec.sparse_kind(shape, *types) if shape else None
     if kind is None:
-        raise CompileError(f"`{ins.opcode}`: this mma.sp form is not executed (f16/bf16 "
-                           "m16n8k16/k32 and s8/u8 m16n8k32/k64 are)")
+        raise CompileError(f"`{ins.opcode}`: the PTX ISA has no such mma.sp form (executed: "
+                           "f16/bf16 m16n8k16/k32, tf32 m16n8k8/k16, s8/u8 m16n8k32/k64, "
+                           "s4/u4 m16n8k64/k128, e4m3/e5m2 m16n8k64)")
     atype, btype, ctype, dtype = types
     m, n, k = mma_spec.shape_mnk(shape)
     _, _, kc = mma_spec.shape_mnk(kind.compressed)
@@ -279,11 +303,14 @@ def compile_mma_sp(op, prog):
     regs = {name: fragment_regs(prog, node, ins, lays[name].nregs, f"mma.sp operand {name}")
             for name, node in zip("dabc", ops)}
     meta_src = prog.source(ops[4], ".b32", ins)
-    groups = k // 4
+    unit_bits = kind.unit_bits(atype)
+    k_units = kind.k_units(atype)
+    groups = k_units // 4
+    per_group = 4 * unit_bits // mma_spec.ELEMENT_BITS[atype]     # K elements per metadata group
     row = np.arange(m)[:, None]
     grp = np.arange(groups)[None, :]
     thread, nibble = mma_spec.sparse_metadata_position(kind, atype, selector, row, grp)
-    lane_of = 4 * (row % 8) + thread                       # (rows, groups) lane in the warp
+    lane_of = np.broadcast_to(4 * (row % 8) + thread, (m, groups))   # lane in the warp
     shift = (4 * np.broadcast_to(nibble, lane_of.shape)).astype(np.uint64)
     opts = dict(atype=atype, btype=btype, ctype=ctype, dtype=dtype,
                 satfinite=d.get("satfinite") is not None)
@@ -300,7 +327,7 @@ def compile_mma_sp(op, prog):
             lane = int(lane_of[r, g])
             raise b.error(errors.WarpSyncError, op, int(t[32 * w + lane]),
                           f"mma.sp metadata of lane {lane} gives both non-zeros of row {r}, K "
-                          f"{4 * g}-{4 * g + 3} the same index {int(first[w, r, g])} "
+                          f"{per_group * g}-{per_group * (g + 1) - 1} the same index {int(first[w, r, g])} "
                           f"(metadata {int(meta[w, lane]):#010x})",
                           "two different indices per group (the ISA leaves the result undefined)")
         mats = {}
@@ -308,13 +335,23 @@ def compile_mma_sp(op, prog):
             lay = lays[name]
             vals = matrix_layouts.unpack(read_regs(b, regs[name], t), lay.frag)
             mats[name] = lay.scatter(vals.reshape((-1, 32) + vals.shape[1:]))
-        comp = mats["a"]                                    # (warps, rows, K/2)
-        dense = np.zeros((nw, m, k), comp.dtype)
+        if unit_bits == 16 and mma_spec.ELEMENT_BITS[atype] == 32:
+            whole = ((first == 0) & (second == 1)) | ((first == 2) & (second == 3))
+            if not whole.all():
+                w, r, g = (int(x) for x in np.argwhere(~whole)[0])
+                lane = int(lane_of[r, g])
+                raise b.error(errors.WarpSyncError, op, int(t[32 * w + lane]),
+                              f"mma.sp .tf32 metadata of lane {lane} for row {r}, K {per_group * g}-"
+                              f"{per_group * g + 1} is {int(nib[w, r, g]):#06b}",
+                              "0b0100 or 0b1110 (the ISA leaves other values undefined)")
+        units = _to_units(mats["a"], atype)                # (warps, rows, units/2)
+        dense_units = np.zeros((nw, m, k_units), units.dtype)
         w_ix = np.arange(nw)[:, None, None]
         r_ix = np.arange(m)[None, :, None]
         base = 4 * np.arange(groups)[None, None, :]
-        dense[w_ix, r_ix, base + first] = comp[:, :, 0::2]
-        dense[w_ix, r_ix, base + second] = comp[:, :, 1::2]
+        dense_units[w_ix, r_ix, base + first] = units[:, :, 0::2]
+        dense_units[w_ix, r_ix, base + second] = units[:, :, 1::2]
+        dense = _from_units(dense_units, atype).astype(mats["a"].dtype)
         out = mma_math.product(dense, mats["b"], mats["c"], **opts)
         dd = lays["d"].gather(out)
         write_regs(b, regs["d"], t, matrix_layouts.pack(dd.reshape((len(t),) + dd.shape[2:]), lays["d"].frag))

@@ -10,7 +10,7 @@ from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
 from ..spec import ld as ld_spec
 from . import errors
 from . import ptxtypes
-from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, scatter, stable_order
+from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather, gather_one, scatter, stable_order
 from .alu import atom_combine
 from .handlers import CompileError, handler
 from .liveness import only_written_here
@@ -94,6 +94,11 @@ class AddressOperand:
         if self.uniform is not None:
             return np.full(b.count(act), self.uniform, np.uint64)
         r = b.rd(self.reg, act)
+        if r.dtype == np.uint32 and self.mask == 0xFFFFFFFF:
+            # a 32-bit address: add in 32 bits (wrapping is the mask), then widen once
+            if self.off:
+                r = np.add(r, np.uint32(self.off & 0xFFFFFFFF))
+            return r.astype(np.uint64)
         if self.off:    # widened to 64 bits by the addition itself (one pass, no astype copy)
             r = np.add(r, np.uint64(self.off & 0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
         elif r.dtype != np.uint64:
@@ -151,6 +156,15 @@ def read_memory(b, aop: AddressOperand, space, act, width, count, nbytes_total):
     tids = b.threads(act)
     parts = b.sp.resolve(space, addr, nbytes_total, tids, False)
     return gather(parts, n, width, count)
+
+
+def read_one(b, aop: AddressOperand, space, act, width, nbytes):
+    """A scalar load (8..64 bits) of the active threads as a fresh 1-D array of raw bits."""
+    if aop.pvar is not None or aop.uniform is not None or width == 128:
+        return read_memory(b, aop, space, act, width, 1, nbytes)[:, 0].copy()
+    addr = aop.values(b, act)
+    parts = b.sp.resolve(space, addr, nbytes, b.threads(act), False)
+    return gather_one(parts, len(addr), width)
 
 
 def write_memory(b, aop, space, act, width, count, nbytes_total, vals, keep=None):
@@ -211,6 +225,8 @@ def compile_ld(op, prog):
                                      unified=a is not None and a.unified)
     hints = hints_of(ins.decoded)
     policy = _policy_source(prog, ins, hints)
+    # one element into a register: read it as a fresh array the register keeps as it is
+    scalar = count == 1 and width < 128 and dests[0] is not None
 
     def run(b, act):
         if windows is not None:
@@ -219,6 +235,9 @@ def compile_ld(op, prog):
         if tr is not None:
             tr.record(b, op, ins.decoded.mnemonic, space, act, aop.addresses(b, act), nbytes, hints,
                       policy(b, act) if policy else None)
+        if scalar:
+            dests[0](b, act, read_one(b, aop, space, act, width, nbytes))
+            return
         vals = read_memory(b, aop, space, act, width, count, nbytes)
         for k, d in enumerate(dests):
             if d is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..ptx.nodes import Expr, Name
-from ..spec.instructions.video import SIMD
+from ..spec.instructions.video import SCALAR_LOWERING, SIMD
 from .alu import video as video_alu
 from .handlers import CompileError, handler
 
@@ -60,7 +60,9 @@ def _scalar(op, prog, compute):
     c = prog.source(ops[3], ".u32", ins) if has_c else None
     dest = prog.dest(dnode, ".u32", ins)
     tmp_of = compute(ops[1], ops[2])
-    dsigned = _signed(d.get("dtype"))
+    # vset has no destination type: its secondary operation compares as atype (measured)
+    dsigned = _signed(d.get("dtype") or d.get("atype"))
+    lowering = SCALAR_LOWERING[d.name]
     sat = d.get("sat") is not None
     sec = secop[1:] if secop else None
     ds = dsel
@@ -68,7 +70,8 @@ def _scalar(op, prog, compute):
     def run(b, act):
         tmp = tmp_of(b, act)
         cv = c(b, act) if c is not None else tmp * 0
-        dest(b, act, video_alu.finish_scalar(tmp, cv, dsigned=dsigned, sat=sat, secop=sec, dsel=ds))
+        dest(b, act, video_alu.finish_scalar(tmp, cv, dsigned=dsigned, sat=sat, secop=sec, dsel=ds,
+                                                    lowering=lowering))
     op.run = run
 
 
@@ -146,8 +149,9 @@ def compile_video_mad(op, prog):
     signed_final = asg or bsg or (na ^ nb) or nc
 
     def run(b, act):
-        ta = video_alu.part_select(src_a(b, act), sa, asg)
-        tb = video_alu.part_select(src_b(b, act), sb, bsg)
+        # an unselected word enters the multiply as a signed word whatever its type (measured)
+        ta = video_alu.part_select(src_a(b, act), sa, asg or sa is None)
+        tb = video_alu.part_select(src_b(b, act), sb, bsg or sb is None)
         dest(b, act, video_alu.vmad(ta, tb, src_c(b, act), neg_ab=na ^ nb, neg_c=nc, po=po,
                             signed_final=signed_final, scale=scale, sat=sat))
     op.run = run

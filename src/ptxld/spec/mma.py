@@ -329,24 +329,40 @@ def _swizzled(desc: Descriptor, off):
 # ---------------------------------------------------------------- sparse mma (mma.sp)
 
 class SparseKind:
-    """One family of `mma.sp` forms (2:4 sparsity: each group of 4 consecutive K elements of a
-    row of A holds 2 non-zeros). A is given compressed, `rows × K/2`, in the dense fragment of
-    shape `compressed` (m16n8k8 for m16n8k16, ...); B, C, D are the dense fragments. The
-    metadata register of the selected thread(s) of each quad holds, per (row, group), a nibble:
-    bits [1:0] the K index (within the group) of the first compressed element, bits [3:2] that
-    of the second. `selectors`: the sparsity selectors allowed."""
+    """One family of `mma.sp` forms: A is structured-sparse, given compressed (`rows × K/2`) in
+    the dense fragment of shape `compressed` (m16n8k8 for m16n8k16, ...); B, C, D are the dense
+    fragments. The metadata counts in units of `unit_bits` (16 for .f16/.bf16/.tf32, 8 for the
+    8- and 4-bit types): each group of four units of a row of A keeps two, and the metadata of the
+    selected thread(s) of each quad holds, per (row, group), a nibble: bits [1:0] the unit index
+    of the first kept unit, bits [3:2] that of the second. So 16- and 8-bit types are 2:4 sparse;
+    .tf32 is 1:2 (a kept element is a pair of units: nibble 0b0100 or 0b1110, nothing else is
+    valid), 4-bit types 4:8 in pairs of elements. `selectors`: the sparsity selectors allowed
+    (ptxas 13.0: "value out of range")."""
     __slots__ = ("shape", "ab", "cd", "compressed", "selectors", "min_sm", "min_ptx")
 
     def __init__(self, shape, ab, cd, compressed, selectors, min_sm=80, min_ptx=(7, 1)):
         self.shape, self.ab, self.cd, self.compressed = shape, tuple(ab), tuple(cd), compressed
         self.selectors, self.min_sm, self.min_ptx = tuple(selectors), min_sm, min_ptx
 
+    def unit_bits(self, atype: str) -> int:
+        return 16 if ELEMENT_BITS[atype] >= 16 else 8
+
+    def k_units(self, atype: str) -> int:
+        """K of the dense A in metadata units (16 for m16n8k16 .f16 and m16n8k8 .tf32, ...)."""
+        return shape_mnk(self.shape)[2] * ELEMENT_BITS[atype] // self.unit_bits(atype)
+
 
 SPARSE_KINDS = (
     SparseKind("m16n8k16", ("f16", "bf16"), ("f16", "f32"), "m16n8k8", range(4)),
     SparseKind("m16n8k32", ("f16", "bf16"), ("f16", "f32"), "m16n8k16", range(2)),
+    SparseKind("m16n8k8", ("tf32",), ("f32",), "m16n8k4", range(4)),
+    SparseKind("m16n8k16", ("tf32",), ("f32",), "m16n8k8", range(2)),
     SparseKind("m16n8k32", _INT8, ("s32",), "m16n8k16", range(2)),
     SparseKind("m16n8k64", _INT8, ("s32",), "m16n8k32", range(1)),
+    SparseKind("m16n8k64", _INT4, ("s32",), "m16n8k32", range(2)),
+    SparseKind("m16n8k128", _INT4, ("s32",), "m16n8k64", range(1)),
+    # ptxas 13.0: .f16 accumulators with FP8 need PTX ISA 8.7 and a newer target than sm_89
+    SparseKind("m16n8k64", _FP8, ("f32",), "m16n8k32", range(1), min_sm=89, min_ptx=(8, 4)),
 )
 
 
@@ -361,15 +377,16 @@ def sparse_kind(shape: str, atype: str, btype: str, ctype: str, dtype: str) -> S
 
 
 def sparse_metadata_position(kind: SparseKind, atype: str, selector: int, row, group):
-    """(thread within the quad of row % 8, nibble) whose metadata describes `group` (K elements
-    4·group..4·group+3) of `row` — as an H200 shows (tests/kernels/data/sparse_maps_h200*.json;
-    the PTX ISA gives these maps as figures):
-    16-bit types: one thread (selector F) for K = 16, nibble group + 4·(row ≥ 8); for K = 32 the
-    pair 2F, 2F+1, the second for groups 4-7, nibble group % 4 + 4·(row ≥ 8).
-    8-bit types: thread 2F + (row ≥ 8) + 2·(group // 8), nibble group % 8."""
+    """(thread within the quad of row % 8, nibble) whose metadata describes `group` (units
+    4·group..4·group+3, see SparseKind) of `row` — as an H200 shows for .f16/.bf16/.s8
+    (tests/kernels/data/sparse_maps_h200*.json; the PTX ISA gives these maps as figures), and
+    by the same unit counts for .tf32 (16-bit units) and the 4-bit and FP8 types (8-bit units):
+    16-bit units: one thread (selector F) for 16 units, nibble group + 4·(row ≥ 8); for 32
+    units the pair 2F, 2F+1, the second for groups 4-7, nibble group % 4 + 4·(row ≥ 8).
+    8-bit units: thread 2F + (row ≥ 8) + 2·(group // 8), nibble group % 8."""
     low = row // 8          # 0 for rows 0-7, 1 for rows 8-15
-    if atype in ("f16", "bf16"):
-        if kind.shape == "m16n8k16":
+    if kind.unit_bits(atype) == 16:
+        if kind.k_units(atype) == 16:
             return selector + 0 * row, group + 4 * low
         return 2 * selector + group // 4, group % 4 + 4 * low
     return 2 * selector + low + 2 * (group // 8), group % 8

@@ -100,35 +100,44 @@ def _mma(d, target: str) -> tuple[str, dict]:
     return "\n".join(lines), {m_: lays[m_] for m_ in ("a", "b", "d")}
 
 
+_SPARSITY = {32: "1:2 sparse: one element of every pair kept, metadata nibble 0b0100 for the "
+                   "first, 0b1110 for the second",
+             16: "2:4 sparse", 8: "2:4 sparse", 4: "4:8 sparse in pairs: two of every four element pairs kept"}
+
+
 def _mma_sp(d) -> tuple[str, dict]:
     shape = _t(d, "shape")
     types = [_t(d, g) for g in ("atype", "btype", "ctype", "dtype")]
     kind = spec.sparse_kind(shape, *types) if shape else None
     if kind is None:
-        raise WmmaError(f"`{d.opcode}`: no such mma.sp form explained here (f16/bf16 m16n8k16/k32, "
-                        "s8/u8 m16n8k32/k64)")
+        raise WmmaError(f"`{d.opcode}`: no such mma.sp form (f16/bf16 m16n8k16/k32, tf32 m16n8k8/k16, "
+                        "s8/u8 m16n8k32/k64, s4/u4 m16n8k64/k128, e4m3/e5m2 m16n8k64)")
     atype, btype, ctype, dtype = types
     m, n, k = spec.shape_mnk(shape)
     kc = spec.shape_mnk(kind.compressed)[2]
+    unit = kind.unit_bits(atype)
+    per_group = 4 * unit // spec.ELEMENT_BITS[atype]
     comp = matrix_layouts.layout_of("compressed A", spec.operand_a(m, kc, atype))
     lines = [d.opcode, "",
-             f"D ({m}×{n} .{dtype}) = A ({m}×{k} .{atype}, 2:4 sparse) · B ({k}×{n} .{btype}) + C, by a warp. "
-             f"A is given compressed ({m}×{kc}: the two kept elements of every group of four K "
-             f"elements, in K order), in the registers of a dense .{kind.compressed} A; the metadata "
-             "register says where each kept element sits in its group: per (row, group) a nibble, "
-             "bits 1:0 the first index, bits 3:2 the second. The sparsity selector (an immediate, "
-             f"{', '.join(map(str, kind.selectors))}) picks which thread(s) of each quad hold it.",
+             f"D ({m}×{n} .{dtype}) = A ({m}×{k} .{atype}, {_SPARSITY[spec.ELEMENT_BITS[atype]]}) · "
+             f"B ({k}×{n} .{btype}) + C, by a warp. "
+             f"A is given compressed ({m}×{kc}: the kept elements in K order), in the registers of a "
+             f"dense .{kind.compressed} A; the metadata register says where they sit, in {unit}-bit "
+             f"units: per (row, group of {per_group} K elements = four units) a nibble, bits 1:0 the "
+             "unit index of the first kept unit, bits 3:2 the second. The sparsity selector (an "
+             f"immediate, {', '.join(map(str, kind.selectors))}) picks which thread(s) of each quad "
+             "hold it.",
              f"Requires sm_{kind.min_sm} or later and PTX ISA {kind.min_ptx[0]}.{kind.min_ptx[1]}.",
              "", fragment_table(comp, f"compressed A: {comp.nregs} register(s) per lane, {_per_register(comp.frag)}; "
                                       "cells: (row, compressed column)"),
              "metadata (selector 0): (row, K range) -> thread of the quad, bits"]
     for r in (0, 8):
         cells = []
-        for g in range(k // 4):
+        for g in range(kind.k_units(atype) // 4):
             t, nib = spec.sparse_metadata_position(kind, atype, 0, r, g)
-            cells.append(f"K{4 * g}-{4 * g + 3}: T{t} [{4 * nib + 3}:{4 * nib}]")
+            cells.append(f"K{per_group * g}-{per_group * (g + 1) - 1}: T{t} [{4 * nib + 3}:{4 * nib}]")
         lines.append(f"  row {'g' if r == 0 else 'g+8'}: " + ", ".join(cells))
-    lines.append("  (selector F adds F to the thread for K = 16 with 16-bit types, 2F otherwise)")
+    lines.append("  (selector F adds F to the thread for 16 units of 16 bits, 2F otherwise)")
     return "\n".join(lines) + "\n", {"a": comp}
 
 

@@ -70,8 +70,14 @@ def _lop3(q: Quals) -> Op:
 def _shl(q: Quals) -> Op:
     """§9.7.8.8: shift amounts greater than the width clamp (result 0)."""
     t = TYPES[q.type(BITS)]
-    return Op(q.opcode, (t.name,), (t.name, ".u32"),
-              lambda a, n: (_safe_shl(a, n, t.bits).astype(t.dtype),))
+
+    def run(a, n):
+        # every amount below the width (the common case, an immediate included): shift in the
+        # type itself, which truncates; otherwise the clamped 64-bit path
+        if np.size(n) and int(n.max()) < t.bits:
+            return (np.left_shift(a, n.astype(t.dtype, copy=False)),)
+        return (_safe_shl(a, n, t.bits).astype(t.dtype),)
+    return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 
 
 @builder("shr")
@@ -83,6 +89,8 @@ def _shr(q: Quals) -> Op:
         if t.signed:
             s = int_ops._s(a)
             return (int_ops._u(s >> np.minimum(n, t.bits - 1).astype(s.dtype)),)
+        if np.size(n) and int(n.max()) < t.bits:       # every amount below the width: logical
+            return (np.right_shift(a, n.astype(t.dtype, copy=False)),)
         return (_safe_shr(a, n, t.bits).astype(t.dtype),)
     return Op(q.opcode, (t.name,), (t.name, ".u32"), run)
 

@@ -50,21 +50,59 @@ def _sub_bits(dsel: str | None) -> int:
     return 32 if dsel is None else (8 if dsel[0] == "b" else 16)
 
 
-def finish_scalar(tmp, c, *, dsigned: bool, sat: bool, secop: str | None, dsel: str | None):
-    """Stages 3 and 4 of a scalar video instruction: optional clamp (to the sub-word of dsel
-    when merging), then the secondary operation with c (signed per dtype) or the merge into c."""
+def _saturate_word(v, dsigned: bool, lowering) -> np.ndarray:
+    """`.sat` to a 32-bit destination: signed clamps exactly; unsigned floors negatives at 0 and
+    caps at 0xFFFFFFFF only where the lowering does (else it keeps the low 32 bits)."""
+    if dsigned:
+        return _clamp(v, *_range(32, True))
+    if lowering.unsigned_sat_caps:
+        return _clamp(v, *_range(32, False))
+    return np.where(v < 0, 0, v & M32)
+
+
+def _saturate_merge(v, dsigned: bool, bits: int) -> np.ndarray:
+    """`.sat` before a sub-word merge, as lowered: any intermediate outside 32 unsigned bits
+    (negative ones included) becomes 0xFFFFFFFF, then an unsigned minimum with the sub-word's
+    maximum: a negative result saturates high, never to the sub-word's minimum."""
+    word = np.where((v >> 32) != 0, M32, v & M32)
+    return np.minimum(word, _range(bits, dsigned)[1])
+
+
+def finish_scalar(tmp, c, *, dsigned: bool, sat: bool, secop: str | None, dsel: str | None,
+                  lowering):
+    """Stages 3 and 4 of a scalar video instruction as GPUs compute them (see
+    `ScalarLowering`): `.sat` (to 32 bits, or the merge's sub-word where the lowering clamps
+    it), then the secondary operation with c or the merge into c.
+
+    The secondary operation compares 64-bit values: the intermediate (or its 32-bit word,
+    sign-extended) against c extended per the destination's signedness, signed or unsigned per
+    the same; so an unsigned `.min` sees a negative intermediate as a huge number. A `.h1` merge
+    keeps c's low half and takes the result word's upper half (not its low half shifted up)."""
+    bits = _sub_bits(dsel)
+    word_only = sat or lowering.secop_on_word
     if sat:
-        tmp = _clamp(tmp, *_range(_sub_bits(dsel), dsigned))
+        v = tmp
+        if lowering.sat_bits < 64:
+            v = _sext(v, lowering.sat_bits, True)
+        if bits < 32 and lowering.merge_clamps_subword:
+            tmp = _saturate_merge(v, dsigned, bits)
+        else:
+            tmp = _saturate_word(v, dsigned, lowering)
     if secop is not None:
+        if secop == "add":
+            return _words(tmp + _obj(c))
+        t = _sext(tmp, 32, True) if word_only else tmp
         cv = _sext(_obj(c), 32, dsigned)
-        tmp = {"add": lambda: tmp + cv, "min": lambda: np.minimum(tmp, cv),
-               "max": lambda: np.maximum(tmp, cv)}[secop]()
-    elif dsel is not None:
-        size = _sub_bits(dsel)
-        shift = size * int(dsel[1])
-        field = ((1 << size) - 1) << shift
-        tmp = ((tmp << shift) & field) | (_obj(c) & (M32 ^ field))
-    return _words(tmp)
+        if not dsigned:                        # an unsigned 64-bit comparison
+            t, cv = t & ((1 << 64) - 1), cv & ((1 << 64) - 1)
+        return _words(np.minimum(t, cv) if secop == "min" else np.maximum(t, cv))
+    if dsel is None:
+        return _words(tmp)
+    if dsel == "h1":
+        return _words((_obj(c) & 0xFFFF) | (tmp & 0xFFFF0000))
+    shift = bits * int(dsel[1])
+    field = ((1 << bits) - 1) << shift
+    return _words(((tmp << shift) & field) | (_obj(c) & (M32 ^ field)))
 
 
 def scalar_op(op: str, ta, tb):
@@ -82,7 +120,8 @@ def scalar_op(op: str, ta, tb):
 
 
 def shift(op: str, ta, tb, mode: str):
-    """vshl/vshr: tb unsigned; .clamp caps it at 32, .wrap keeps its low five bits."""
+    """vshl/vshr: tb unsigned; .clamp caps it at 32, .wrap keeps its low five bits. The exact
+    shifted value (vshr arithmetic for a signed a); `.sat` sees vshl's as 34 bits."""
     tb = np.minimum(tb, 32) if mode == "clamp" else tb & 0x1F
     return ta << tb if op == "vshl" else ta >> tb
 
@@ -94,25 +133,28 @@ def compare(cmp: str, ta, tb):
 
 def vmad(ta, tb, c, *, neg_ab: bool, neg_c: bool, po: bool, signed_final: bool, scale: int,
          sat: bool):
-    """PTX ISA vmad: the product with negation done as one's complement plus the `lsb` carry,
-    c extended per the final sign, scaled by a right shift, kept to 64 bits, then clamped."""
-    tmp = (ta * tb) & ((1 << 128) - 1)
-    cv = _obj(c)
+    """vmad as GPUs compute it: a signed 32x32 -> 64-bit multiply (an unselected .u32 word is
+    multiplied as a signed word), negation as one's complement plus the `lsb` carry, c always
+    sign-extended, everything modulo 2^64; the scale shift is arithmetic and `.sat` clamps to
+    .s32 when the final result is signed (a signed source or a negation), else logical and .u32:
+    the destination type plays no part. The caller passes ta/tb already selected."""
+    tmp = ta * tb
+    cv = _sext(_obj(c), 32, True)
     lsb = 0
     if po:
         lsb = 1
     elif neg_ab:
-        tmp = tmp ^ ((1 << 128) - 1)
+        tmp = ~tmp
         lsb = 1
     elif neg_c:
-        cv = cv ^ M32
+        cv = ~cv
         lsb = 1
-    c128 = _sext(cv, 32, True) if signed_final else cv
-    tmp = (tmp + (c128 & ((1 << 128) - 1)) + lsb) & ((1 << 128) - 1)
-    result = (tmp >> scale) & ((1 << 64) - 1)
+    result = (tmp + cv + lsb) & ((1 << 64) - 1)
+    if signed_final:
+        result = _sext(result, 64, True)
+    result = result >> scale
     if sat:
-        value = _sext(result, 64, signed_final)
-        result = _clamp(value, *_range(32, signed_final))
+        result = _clamp(_sext(result, 64, True), *_range(32, signed_final))
     return _words(result)
 
 

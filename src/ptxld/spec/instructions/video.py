@@ -9,6 +9,8 @@ negates either (a xor b) or c, not both ("Operand negation limited to ...").
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
@@ -78,3 +80,41 @@ RECORDS = (
 NAMES = tuple(r.name for r in RECORDS)
 #: SIMD instruction name -> (its operation, lanes per 32-bit word)
 SIMD = {f"{op}{k}": (op, int(k)) for op in SIMD_OPS + ("vset",) for k in "24"}
+
+
+@dataclass(frozen=True)
+class ScalarLowering:
+    """What a GPU computes for a scalar video instruction where it departs from the PTX ISA's
+    pseudocode. Since sm_50 there is no video unit: ptxas lowers each scalar video instruction to
+    a sequence of integer instructions on a 64-bit intermediate, and these are the rules of that
+    lowering, measured on an NVIDIA H200 (sm_90) for every operation, type mix, selector, merge,
+    `.sat` and secondary operation.
+
+    - `secop_on_word`: the secondary operation (`.add/.min/.max`) sees the 32-bit result
+      sign-extended (vadd, vsub), not the exact intermediate. After `.sat` every operation
+      passes the saturated 32-bit word, sign-extended.
+    - `sat_bits`: the width of the intermediate `.sat` clamps (vshl: 34 bits, sign-extended, so
+      a shifted-out bit 33 makes it negative); 64 is exact for the others.
+    - `merge_clamps_subword`: with `.sat` and a destination selector, the value is clamped to the
+      sub-word as an unsigned number after any intermediate outside 32 bits became 0xFFFFFFFF
+      (so a negative result saturates to the sub-word's maximum); without it (vshl, vshr) the
+      32-bit clamp alone applies and the low bits are merged.
+    - `unsigned_sat_caps`: `.sat` to .u32 clamps at 0xFFFFFFFF; without it only negative
+      results become 0 and larger ones keep their low 32 bits.
+    """
+    secop_on_word: bool = False
+    sat_bits: int = 64
+    merge_clamps_subword: bool = True
+    unsigned_sat_caps: bool = False
+
+
+SCALAR_LOWERING = {
+    "vadd": ScalarLowering(secop_on_word=True),
+    "vsub": ScalarLowering(secop_on_word=True),
+    "vabsdiff": ScalarLowering(),
+    "vmin": ScalarLowering(),
+    "vmax": ScalarLowering(),
+    "vshl": ScalarLowering(sat_bits=34, merge_clamps_subword=False, unsigned_sat_caps=True),
+    "vshr": ScalarLowering(merge_clamps_subword=False, unsigned_sat_caps=True),
+    "vset": ScalarLowering(),
+}
