@@ -325,6 +325,17 @@ def test_map_is_128_bytes_and_round_trips():
     assert f["swizzle"] == "128B" and f["oob"] == "nan"
 
 
+@pytest.mark.parametrize("l2", ["none", "64B", "128B", "256B"])
+def test_map_fields_decode_to_what_encodes_them(l2):
+    """decode is the inverse of encode for every field (the L2 promotion came back as its
+    numeric code, which encode could not take)."""
+    a = np.zeros((6, 10, 16), np.uint16)
+    raw = bytes(ptxld.TensorMap.tiled(a, box=(8, 4, 2), l2_promotion=l2, swizzle="32B"))
+    f = emu.tensormap.decode(raw)
+    assert f["l2"] == l2
+    assert emu.tensormap.encode(f) == raw
+
+
 def test_tensor_copy_rank_must_match_the_map(tmp_path):
     body = """mov.u64 %rd1, tmap;
 cvta.param.u64 %rd1, %rd1;

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import immediate_async_forms as A  # noqa: E402
 import immediate_forms as F  # noqa: E402
 
 import ptxld  # noqa: E402
@@ -104,6 +105,29 @@ def test_immediate_equals_register(kind, form, dst, src, pos):
                mask, len(dst))
     for r, g in zip(ref, got):
         np.testing.assert_array_equal(g, r)
+
+
+ASYNC_CASES = [(form, pos) for form in A.FORMS for pos in form.immediate]
+
+
+def _run_async(text, values, mask, blob, out0):
+    out = out0.copy()
+    ptxld.RawModule(code=text).get_function("k")((1,), (A.N,), [values.copy(), out, mask.copy(),
+                                                                 blob.copy()])
+    return out
+
+
+@pytest.mark.parametrize("form,pos", ASYNC_CASES, ids=[f"{f.opcode.split()[0]}-{p}" for f, p in ASYNC_CASES])
+@pytest.mark.parametrize("seed", range(3))
+def test_async_immediate_equals_register_and_reference(form, pos, seed):
+    values, mask, blob, out0 = A.inputs(form, seed * 7919 + (hash((form.opcode, pos)) & 0xFFFF))
+    bits = int(values[0, pos])
+    values[:, pos] = bits                          # the same value in every thread's register
+    expected = form.reference(values, mask, blob, out0)
+    reg = _run_async(A.kernel_text(form, {}), values, mask, blob, out0)
+    imm = _run_async(A.kernel_text(form, {pos: bits}), values, mask, blob, out0)
+    np.testing.assert_array_equal(reg, expected)
+    np.testing.assert_array_equal(imm, expected)
 
 
 def test_every_executed_instruction_is_covered():

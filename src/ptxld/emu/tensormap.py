@@ -208,7 +208,7 @@ def decode(raw: bytes) -> dict | None:
     return dict(mode="im2col" if mode else "tiled", rank=rank, dtype=dtype,
                 esize=DTYPES[DTYPE_NAMES[dtype]][1], swizzle={v: k for k, v in SWIZZLES.items()}.get(swz, "none"),
                 interleave={v: k for k, v in INTERLEAVES.items()}.get(inter, "none"),
-                l2=l2, oob="nan" if oob else "zero", flags=flags, channels=channels, pixels=pixels,
+                l2={v: k for k, v in L2_PROMOTIONS.items()}.get(l2, "none"), oob="nan" if oob else "zero", flags=flags, channels=channels, pixels=pixels,
                 address=address, dims=dims[:rank], strides=strides[:rank - 1], box=box[:rank],
                 estrides=es[:rank], lower=lower[:rank - 2], upper=upper[:rank - 2], host=host)
 
