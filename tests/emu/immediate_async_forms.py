@@ -33,6 +33,7 @@ class AsyncForm:
     lines: tuple                    # the body
     reference: Callable             # (values, mask, blob, out0) -> the expected out
     blob: Callable | None = None    # (rng) -> (N, 16) u64 shared preload; random bytes if None
+    target: str = "sm_90a"
 
 
 def _uniform(lo, hi):
@@ -225,6 +226,53 @@ FORMS += [
 ]
 
 
+# --------------------------------------------------------------------------- st.async, red.async,
+# st.bulk: the bytes stored and, for the asynchronous ones, the phase their complete-tx finishes
+
+def _ref_async_store(op: str):
+    def ref(values, mask, blob, out0):
+        exp = _shared_dump(_with_obs(out0, mask, [1]), blob)
+        for t in np.flatnonzero(mask):
+            sh = exp[t, 16:32].view(np.uint32)
+            if op == "st.v2":
+                sh[0:2] = values[t, 0:2].astype(np.uint32)
+            elif op == "st.b64":
+                exp[t, 16] = values[t, 0]
+            else:                                            # red .add.u32
+                sh[0] = (int(sh[0]) + int(values[t, 0])) & 0xFFFFFFFF
+        return exp
+    return ref
+
+
+def _ref_bulk_store(values, mask, blob, out0):
+    exp = _shared_dump(out0.copy(), blob)
+    for t in np.flatnonzero(mask):
+        exp[t, 16:16 + int(values[t, 0]) // 8] = 0
+    return exp
+
+
+def _async_store(expect: int, line: str):
+    return ("@%m mbarrier.init.shared.b64 [%bar], 1;",
+            f"@%m mbarrier.arrive.expect_tx.shared.b64 %tok, [%bar], {expect};", "@%m " + line,
+            "@%m mbarrier.test_wait.parity.shared.b64 %p0, [%bar], 0;") + tuple(_store_obs("%p0"))
+
+
+_ST_ASYNC = "st.async.shared::cluster.mbarrier::complete_tx::bytes"
+_RED_ASYNC = "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32"
+_ANY32 = _uniform(0, (1 << 32) - 1)
+FORMS += [
+    AsyncForm(_ST_ASYNC + ".v2.b32", (".b32", ".b32"), (0, 1), (_ANY32, _ANY32),
+              _async_store(8, _ST_ASYNC + ".v2.b32 [%sh], {{{s0}, {s1}}}, [%bar];"), _ref_async_store("st.v2")),
+    AsyncForm(_ST_ASYNC + ".b64", (".b64",), (0,), (_uniform(0, (1 << 64) - 1),),
+              _async_store(8, _ST_ASYNC + ".b64 [%sh], {s0}, [%bar];"), _ref_async_store("st.b64")),
+    AsyncForm(_RED_ASYNC, (".u32",), (0,), (_ANY32,),
+              _async_store(4, _RED_ASYNC + " [%sh], {s0}, [%bar];"), _ref_async_store("red")),
+    AsyncForm("st.bulk.weak.shared::cta", (".b64",), (0,),
+              (lambda rng, n: rng.integers(0, 17, size=n, dtype=np.uint64) * np.uint64(8),),
+              ("@%m st.bulk.weak.shared::cta [%sh], {s0}, 0;",), _ref_bulk_store, target="sm_100a"),
+]
+
+
 # --------------------------------------------------------------------------- the kernel
 
 def _reg_type(t: str) -> str:
@@ -264,7 +312,7 @@ def kernel_text(form: AsyncForm, imms: dict, name: str = "k", header: bool = Tru
     regs = [f".reg {_reg_type(t)} %s{k};" for k, t in enumerate(form.src)]
     decl = [".reg .b32 %t, %r<8>;", ".reg .b64 %ta, %tm, %pin, %pout, %pm, %pblob, %sh, %bar, %x, %tok;",
             ".reg .b16 %mk;", ".reg .pred %m, %p<2>;"] + regs
-    head = [".version 8.3", ".target sm_90a", ".address_size 64"] if header else []
+    head = [".version 8.6", f".target {form.target}", ".address_size 64"] if header else []
     shared = [f".shared .align 128 .b8 {name}_sm[{128 * N}];", f".shared .align 8 .b64 {name}_bar[{N}];"]
     return "\n".join(head + shared + [
         f".visible .entry {name}(.param .u64 pin, .param .u64 pout, .param .u64 pmsk, .param .u64 pblob) {{"]

@@ -116,16 +116,6 @@ NO_IMMEDIATE = {
         "mbarrier.arrive_drop", "barrier.cluster", "tensormap.cp_fenceproxy")},
 }
 
-# Instructions with a position where a register or an immediate may stand, whose immediate form
-# this property test does not run yet (they need shared memory or a barrier around them); the
-# kernel tests of tests/emu/test_async.py run them. Only to shrink.
-NOT_YET_COVERED = {
-    "cp.async": "src-size", "cp.async.bulk": "size", "cp.reduce.async.bulk": "size",
-    "mbarrier.init": "count", "mbarrier.arrive": "count", "mbarrier.expect_tx": "tx-count",
-    "mbarrier.complete_tx": "tx-count", "elect.sync": "member mask", "tensormap.replace": "new value",
-}
-
-
 def _corpus_alu_opcodes() -> list[str]:
     text = INVENTORY.read_text()
     section = text.split("## opcodes, all PTX")[1].split("\n## ")[0]
