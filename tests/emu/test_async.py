@@ -287,6 +287,17 @@ barrier.cluster.wait;"""
     np.testing.assert_array_equal(out, [107, 1, 7, 0])
 
 
+@pytest.mark.parametrize("body", ["cp.async.wait_group %r1;", "cp.async.bulk.wait_group.read %r1;",
+                                  "wgmma.wait_group.sync.aligned %r1;"])
+def test_wait_group_count_must_be_an_immediate(body):
+    """The PTX ISA's N of the wait_group instructions is an immediate (ptxas: the checker says
+    so too); run anyway, the emulator names the operand instead of guessing."""
+    src = module("mov.u32 %r1, 0;\n" + body).replace(HEAD, ".version 8.3\n.target sm_90a\n.address_size 64\n")
+    k = ptxld.RawModule(code=src, check=False).get_function("k")
+    with pytest.raises(emu.UnsupportedInstructionError, match="operand n must be an immediate integer"):
+        k(1, 1, [np.zeros(1, np.uint32)])
+
+
 HEAD_SM100 = ".version 8.6\n.target sm_100a\n.address_size 64\n"
 
 

@@ -17,7 +17,7 @@ from . import async_state as copy_state
 from . import errors
 from .alu import atom_combine
 from .alu.core import Unsupported
-from .handlers import CompileError, handler
+from .handlers import CompileError, handler, immediate_operand
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
 from .sem_mem import ATOM_OPS, AddressOperand, _elements, _policy_source
@@ -146,10 +146,7 @@ def compile_commit(op, prog):
 
 @handler("cp.async.wait_group")
 def compile_wait_group(op, prog):
-    ins = op.ins
-    if len(ins.operands) != 1 or not isinstance(ins.operands[0], Int):
-        raise CompileError("cp.async.wait_group takes one immediate N")
-    newest = ins.operands[0].value
+    newest = immediate_operand(op.ins, "n")
 
     def run(b, act):
         st = copy_state.peek(b)
@@ -437,10 +434,7 @@ def compile_bulk_commit(op, prog):
 
 @handler("cp.async.bulk.wait_group")
 def compile_bulk_wait(op, prog):
-    ins = op.ins
-    if len(ins.operands) != 1 or not isinstance(ins.operands[0], Int):
-        raise CompileError("cp.async.bulk.wait_group takes one immediate N")
-    newest = ins.operands[0].value
+    newest = immediate_operand(op.ins, "n")
 
     def run(b, act):
         st = copy_state.peek(b)
