@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import lazy
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.nodes import Name, Sink, Vector
@@ -65,9 +66,7 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
         return out
     m = ins.load
     if isinstance(m, WmmaLoadModel):
-        # start-up time: the wmma tables only when a wmma instruction is explained
-        from ..wmma.render import describe_wmma_load
-        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_TARGET)
+        out.text = lazy.load("ptxld.wmma.render").describe_wmma_load(ins.opcode, target or DEFAULT_TARGET)
     else:
         out.text = _describe_ld(ins, m)
     return out
