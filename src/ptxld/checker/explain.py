@@ -76,7 +76,7 @@ def _explain_matrix(opcode: str, target: str | None) -> Explanation:
     """mma.sync, ldmatrix, stmatrix, movmatrix, wgmma.mma_async: the operation and its fragment
     tables (the model is the {name: layout} the pictures draw)."""
     try:
-        text, layouts = describe_matrix(opcode, target or DEFAULT_LAYOUT_TARGET)
+        text, layouts = describe_matrix(opcode, target or DEFAULT_TARGET)
     except WmmaError as e:
         raise ExplainError(str(e)) from None
     return Explanation([], text if text.endswith("\n") else text + "\n", "", layouts)
