@@ -214,6 +214,13 @@ def span(b, space: str, addr: int, size: int, tid: int, write: bool, pos: int):
     return bk, int(i0[0])
 
 
+def barrier_place(b, addr: int, tid: int) -> copy_state.Place:
+    """The mbarrier at shared::cluster address `addr` that an operation of thread `tid` signals."""
+    (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([addr], np.uint64), 8,
+                                np.array([tid], np.intp), True)
+    return copy_state.Place(bk, int(i0[0]), addr)
+
+
 def _check_bulk(addrs, size, pos, what):
     if size <= 0 or size % 16:
         raise Fault(errors.AsyncCopyError, pos, None, None,
@@ -387,9 +394,7 @@ def _compile_bulk(op, prog, reduce: bool):
             barriers = []
             if bars is not None:
                 for a in cluster_targets(b, t, int(bars[k]), None if masks is None else int(masks[k]), k):
-                    (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
-                                                np.array([t], np.intp), True)
-                    barriers.append((copy_state.Place(bk, int(i0[0]), a), size))
+                    barriers.append((barrier_place(b, a, t), size))
             issue(b, op, t, read, writes, barriers, bulk_group=completion == ".bulk_group")
     op.run = run
 
@@ -485,10 +490,9 @@ def compile_async_store(op, prog):
         for k, tid in enumerate(tids):
             tid = int(tid)
             bk, i0 = span(b, ".shared::cluster", int(da[k]), nbytes, tid, True, k)
-            (mb, mi, _), = b.sp.resolve(".shared::cluster", ma[k:k + 1], 8, np.array([tid], np.intp), True)
             row = data[k].copy()
             issue(b, op, tid, lambda r=row: r, [writer(bk, i0, nbytes, combine)],
-                  [(copy_state.Place(mb, int(mi[0]), int(ma[k])), nbytes)], bulk_group=False)
+                  [(barrier_place(b, int(ma[k]), tid), nbytes)], bulk_group=False)
     op.run = run
 
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Vector
-from . import async_state as copy_state
 from . import errors
 from . import tensormap as tensor_maps
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
-from .sem_async import _combiner, cluster_targets, issue, span
+from .sem_async import _combiner, barrier_place, cluster_targets, issue, span
 from .sem_mem import AddressOperand
 from .trace import hints_of
 
@@ -201,11 +200,7 @@ def _issue_load(b, op, t, f, idx, ok, dst, nbytes, bar, mask, pos):
         rel = a & (SHARED_CTA_SPAN - 1)
         where = tensor_maps.shared_offsets(f, rel, len(idx)) - rel + i0
         writes.append(lambda data, bk=bk, where=where: bk.__setitem__(where, data))
-    barriers = []
-    for a in cluster_targets(b, t, bar, mask, pos):
-        (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
-                                    np.array([t], np.intp), True)
-        barriers.append((copy_state.Place(bk, int(i0[0]), a), nbytes))
+    barriers = [(barrier_place(b, a, t), nbytes) for a in cluster_targets(b, t, bar, mask, pos)]
     issue(b, op, t, lambda: load_box(b, f, idx, ok, t), writes, barriers, bulk_group=False)
 
 
