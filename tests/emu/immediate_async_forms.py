@@ -158,6 +158,47 @@ def _tx_lines(expect: str, complete: str):
             "@%m mbarrier.test_wait.parity.shared.b64 %p0, [%bar], 1;") + tuple(_store_obs("%r0", "%r1", "%p0"))
 
 
+def _ref_arrive_expect_tx(values, mask, blob, out0):
+    # the arrive leaves the bytes pending; complete_tx ends phase 0, the next arrive phase 1
+    return _shared_dump(_with_obs(out0, mask, [1, 1, 1]), blob)
+
+
+def _ref_arrive_drop(values, mask, blob, out0):
+    k, d = values[:, 0], values[:, 1]
+    # the drop leaves the expected count k + d - k = d: after d more arrivals the phase completes
+    # and pending reloads d
+    return _shared_dump(_with_obs(out0, mask, [k + d, d, d]), blob)
+
+
+def _ref_wait_parity(values, mask, blob, out0):
+    # phase 0 completed, phase 1 current: parity 0 names a completed phase, parity 1 does not
+    return _shared_dump(_with_obs(out0, mask, [values[:, 0] == 0]), blob)
+
+
+_DONE_PHASE_0 = ("@%m mbarrier.init.shared.b64 [%bar], 1;", _ARRIVE)
+
+FORMS += [
+    AsyncForm("mbarrier.arrive.expect_tx.shared.b64", (".u32",), (0,), (_uniform(1, (1 << 20) - 1),),
+              ("@%m mbarrier.init.shared.b64 [%bar], 1;",
+               "@%m mbarrier.arrive.expect_tx.shared.b64 %tok, [%bar], {s0};", _PENDING.format("%r0"),
+               "@%m mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%bar], %s0;",
+               _ARRIVE, _PENDING.format("%r1"), "@%m mbarrier.test_wait.parity.shared.b64 %p0, [%bar], 1;")
+              + tuple(_store_obs("%r0", "%r1", "%p0")), _ref_arrive_expect_tx),
+    AsyncForm("mbarrier.arrive_drop.shared.b64", (".u32", ".u32"), (0,),
+              (_uniform(1, 1 << 19), _uniform(1, 40)),
+              ("@%m add.u32 %r1, %s0, %s1;", "@%m mbarrier.init.shared.b64 [%bar], %r1;",
+               "@%m mbarrier.arrive_drop.shared.b64 %tok, [%bar], {s0};", _PENDING.format("%r0"),
+               "@%m mbarrier.arrive.shared.b64 %tok, [%bar], %s1;",
+               _ARRIVE, _PENDING.format("%r1"), "@%m mbarrier.pending_count.b64 %r2, %tok;")
+              + tuple(_store_obs("%r0", "%r1", "%r2")), _ref_arrive_drop),
+    AsyncForm("mbarrier.test_wait.parity.shared.b64", (".u32",), (0,), (_uniform(0, 1),),
+              _DONE_PHASE_0 + ("@%m mbarrier.test_wait.parity.shared.b64 %p0, [%bar], {s0};",)
+              + tuple(_store_obs("%p0")), _ref_wait_parity),
+    AsyncForm("mbarrier.try_wait.parity.shared.b64", (".u32", ".u32"), (0, 1), (_uniform(0, 1), _uniform(0, 1000)),
+              _DONE_PHASE_0 + ("@%m mbarrier.try_wait.parity.shared.b64 %p0, [%bar], {s0}, {s1};",)
+              + tuple(_store_obs("%p0")), _ref_wait_parity),
+]
+
 FORMS += [
     AsyncForm("mbarrier.init.shared.b64", (".u32",), (0,), (_uniform(2, (1 << 20) - 1),),
               ("@%m mbarrier.init.shared.b64 [%bar], {s0};", _ARRIVE, _PENDING.format("%r0"),
@@ -223,6 +264,16 @@ FORMS += [
               (_uniform(1, 1 << 31),),
               ("@%m tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%sh], 1, {s0};",),
               _ref_replace("dims", 1), _map_blob),
+    AsyncForm("tensormap.replace.tile.global_stride.shared::cta.b1024.b64", (".b64",), (0,),
+              (lambda rng, n: rng.integers(1, 1 << 36, size=n, dtype=np.uint64) << np.uint64(4),),
+              ("@%m tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%sh], 1, {s0};",),
+              _ref_replace("strides", 1), _map_blob),
+    AsyncForm("tensormap.replace.tile.box_dim.shared::cta.b1024.b32", (".b32",), (0,), (_uniform(1, 256),),
+              ("@%m tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%sh], 2, {s0};",),
+              _ref_replace("box", 2), _map_blob),
+    AsyncForm("tensormap.replace.tile.element_stride.shared::cta.b1024.b32", (".b32",), (0,), (_uniform(1, 8),),
+              ("@%m tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%sh], 0, {s0};",),
+              _ref_replace("estrides", 0), _map_blob),
 ]
 
 

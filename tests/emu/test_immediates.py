@@ -198,7 +198,8 @@ def test_async_forms_are_valid_ptx(tmp_path, target):
     texts = []
     for i, (form, pos) in enumerate(ASYNC_CASES):
         if form.target == target:
-            for j, imms in enumerate(({}, {pos: 16})):
+            value = int(form.draw[pos](np.random.default_rng(i), 1)[0])   # in the operand's range
+            for j, imms in enumerate(({}, {pos: value})):
                 texts.append(A.kernel_text(form, imms, name=f"k{i}_{j}", header=False))
     path = tmp_path / "async_forms.ptx"
     path.write_text(f".version 8.6\n.target {target}\n.address_size 64\n" + "".join(texts))
