@@ -19,23 +19,23 @@ import pytest
 
 KERNELS = Path(__file__).resolve().parent
 sys.path.insert(0, str(KERNELS))
+sys.path.insert(0, str(KERNELS.parent / "emu"))
 import immediate_hoist  # noqa: E402
 from all_cases import all_cases  # noqa: E402
-from cases import KERNELS_DIR, TensorMapArg, assert_matches  # noqa: E402
+from cases import KERNELS_DIR, assert_matches  # noqa: E402
+from test_kernels import _launch_args  # noqa: E402  (the emulator harness's tensor-map conversion)
 
 import ptxld  # noqa: E402
 
 pytestmark = [pytest.mark.ptxas,
               pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas decides which positions take a register")]
 
-# tensor-map cases need the emulator harness's map conversion; their immediates are the same
-# shapes as the bulk-copy cases'
-CASES = [c for c in all_cases() if not any(isinstance(a, TensorMapArg) for a in c.make_args())]
+CASES = all_cases()
 # the default run: the first case of these sources (wide and narrow integer arithmetic, video
 # instructions, vector stores, cp.async, mbarrier and bulk copies, matrix fragments); `-m slow`
 # runs every case
 SAMPLE_SOURCES = ("programs_math.cu", "arith_int128.cu", "arith_video.cu", "async_sm80.cu",
-                  "sm90_bulk.cu", "matrix_gemm.cu")
+                  "sm90_bulk.cu", "sm90_tma.cu", "matrix_gemm.cu")
 SAMPLE = {next(c.name for c in CASES if c.source == s) for s in SAMPLE_SOURCES}
 PARAMS = [pytest.param(c, id=c.name, marks=() if c.name in SAMPLE else pytest.mark.slow) for c in CASES]
 
@@ -51,7 +51,7 @@ def _run(text: str, case) -> list:
     launch = {"shared_mem": case.shared_mem}
     if case.cluster is not None:
         launch["cluster"] = case.cluster
-    ptxld.RawModule(code=text).get_function(case.entry)(case.grid, case.block, args, **launch)
+    ptxld.RawModule(code=text).get_function(case.entry)(case.grid, case.block, _launch_args(args), **launch)
     return args
 
 
