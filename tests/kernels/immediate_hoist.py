@@ -1,12 +1,15 @@
-"""Every immediate operand of a PTX file moved into a register: the mutation behind
-test_immediate_hoist.py.
+"""Immediates and registers swapped in real PTX: the mutations behind test_immediate_hoist.py.
 
+`hoist`: every immediate operand moved into a register.
 `add.s32 %r3, %r2, 5;` becomes `{ .reg .b32 %hoist0; mov.b32 %hoist0, 5; add.s32 %r3, %r2, %hoist0; }`
 on the same line (so ptxas's line numbers still name the original line). A literal inside an
 address `[...]` or a call's parameter list stays. Which register type a position takes is
 ptxas's call: each line is tried with 32-bit, then 64-bit, then 16-bit registers (a float literal
 with its float type first), and a line ptxas refuses in every form keeps its immediate (a
 position that must be one: lop3's table, mma.sp's selector).
+
+`fold`: the other way round, a register that one `mov` sets to a literal (and nothing else
+writes) replaced by that literal wherever ptxas takes one.
 """
 from __future__ import annotations
 
@@ -97,3 +100,72 @@ def hoist(text: str, arch: str) -> tuple[str, int]:
     final = "\n".join(out) + "\n"
     assert not _refused_lines(final, arch), "the hoisted text must assemble"
     return final, len(done)
+
+
+_MOV_LITERAL = re.compile(r"^\s*mov\.[a-z]\d+\s+(%\w+),\s*(" + _LITERAL.pattern + r");\s*$")
+
+
+def _written(line: str) -> list[str]:
+    """The registers an instruction line names in its first operand: its destination (with a
+    `{...}` vector, a `(...)` call result and a `p|q` pair whole), or for st-like instructions
+    none (their first operand is an address)."""
+    m = _INSTRUCTION.match(line)
+    if m is None or m["operands"] is None:
+        return []
+    ops = m["operands"].lstrip()
+    if ops[:1] in "{(":
+        first = ops[:ops.find("}" if ops[0] == "{" else ")") + 1]
+    else:
+        first = ops.split(",")[0]
+    return re.findall(r"%\w+", first) if not first.startswith("[") else []
+
+
+def _replace_uses(line: str, reg: str, literal: str) -> str | None:
+    m = _INSTRUCTION.match(line)
+    if m is None or m["operands"] is None:
+        return None
+    ops, out, depth, i, changed = m["operands"], [], 0, 0, False
+    pat = re.compile(re.escape(reg) + r"(?![\w$])")
+    while i < len(ops):
+        c = ops[i]
+        depth += c in "[("
+        depth -= c in "])"
+        hit = pat.match(ops, i) if depth == 0 and c == "%" else None
+        if hit:
+            out.append(literal)
+            i, changed = hit.end(), True
+            continue
+        out.append(c)
+        i += 1
+    if not changed:
+        return None
+    return m["indent"] + (m["guard"] or "") + m["opcode"] + "".join(out) + ";"
+
+
+def fold(text: str, arch: str) -> tuple[str, int]:
+    """The text with each register that only a `mov` of a literal writes replaced by the literal
+    in every use ptxas accepts, and how many lines changed."""
+    lines = text.splitlines()
+    defs: dict[str, list[int]] = {}
+    for i, ln in enumerate(lines):
+        for reg in _written(ln):
+            defs.setdefault(reg, []).append(i)
+    out = list(lines)
+    changed = set()
+    for i, ln in enumerate(lines):
+        m = _MOV_LITERAL.match(ln)
+        if m is None or defs.get(m.group(1)) != [i]:
+            continue
+        for j, use in enumerate(out):
+            if j != i:
+                new = _replace_uses(use, m.group(1), m.group(2))
+                if new is not None:
+                    out[j] = new
+                    changed.add(j)
+    refused = _refused_lines("\n".join(out) + "\n", arch)
+    for j in refused:
+        out[j] = lines[j]
+    final = "\n".join(out) + "\n"
+    if refused and _refused_lines(final, arch):
+        return text, 0            # a refusal that reverting its lines did not cure: leave the file
+    return final, len(changed - refused)

@@ -1,5 +1,6 @@
 """Immediates against registers in real kernels: every immediate operand of the corpus PTX that
-ptxas lets stand in a register is moved into one (immediate_hoist.py), and each case must give
+ptxas lets stand in a register is moved into one, and every register only a `mov` of a literal
+sets is replaced by the literal where ptxas takes one (immediate_hoist.py); each case must give
 the same bytes as the committed PTX and match its NumPy reference.
 
 The emulator reads an immediate and a register through different paths; a position where it
@@ -46,6 +47,11 @@ def _hoisted(ptx: str) -> tuple[str, int]:
     return immediate_hoist.hoist((KERNELS_DIR / ptx).read_text(), arch)
 
 
+@lru_cache(maxsize=None)
+def _folded(ptx: str) -> tuple[str, int]:
+    return immediate_hoist.fold((KERNELS_DIR / ptx).read_text(), ptx.split("/")[1])
+
+
 def _run(text: str, case) -> list:
     args = case.make_args()
     launch = {"shared_mem": case.shared_mem}
@@ -55,17 +61,34 @@ def _run(text: str, case) -> list:
     return args
 
 
-@pytest.mark.parametrize("case", PARAMS)
-def test_hoisted_immediates_change_nothing(case):
+def _check(case, text):
     ptx = case.ptx[0]
-    text, n = _hoisted(ptx)
     expected = case.reference(case.make_args())
     original = _run((KERNELS_DIR / ptx).read_text(), case)
-    hoisted = _run(text, case)
+    mutated = _run(text, case)
     for index, want, mode in zip(case.outputs, expected, case.compare):
-        np.testing.assert_array_equal(np.asarray(hoisted[index]).view(np.uint8),
+        np.testing.assert_array_equal(np.asarray(mutated[index]).view(np.uint8),
                                       np.asarray(original[index]).view(np.uint8))
-        assert_matches(mode, hoisted[index], want)
+        assert_matches(mode, mutated[index], want)
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_hoisted_immediates_change_nothing(case):
+    _check(case, _hoisted(case.ptx[0])[0])
+
+
+# the cases whose PTX has a register to fold (nvcc folds most constants itself): few, all run
+FOLD_SOURCES = ("programs_math.cu", "bench_shapes.cu", "matrix_sm90.cu", "sm90_bulk.cu", "sm90_mbarrier.cu",
+                "sm90_warp.cu", "async_sm90a.cu", "sm90a_wgmma.cu")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=() if c.name in SAMPLE else pytest.mark.slow)
+                                  for c in CASES if c.source in FOLD_SOURCES])
+def test_folded_constants_change_nothing(case):
+    text, n = _folded(case.ptx[0])
+    if n == 0:
+        pytest.skip(f"{case.ptx[0]}: no register to fold")
+    _check(case, text)
 
 
 def test_hoisting_is_not_vacuous():
@@ -73,6 +96,7 @@ def test_hoisting_is_not_vacuous():
     for c in CASES:
         if c.name in SAMPLE:
             assert _hoisted(c.ptx[0])[1] >= 20, c.ptx[0]
+    assert _folded("ptx/sm_80/programs_math.ptx")[1] >= 3
 
 
 def test_literals_found_only_where_an_operand_is_one():
