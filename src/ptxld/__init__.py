@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import lazy
 from .version import version
 
 if TYPE_CHECKING:
@@ -68,8 +69,6 @@ def __getattr__(name: str):
         from .ptx.printer import FormatError
         return FormatError
     if name in ("RawModule", "EmulationError", "TensorMap"):
-        # the emulator loads NumPy: imported when asked for, for start-up time (memreport with it:
-        # it registers the memory report kernels return with memory_report=True)
-        from . import emu, memreport  # noqa: F401
-        return getattr(emu, name)
+        lazy.load("ptxld.memreport")            # registers itself with the emulator
+        return getattr(lazy.load("ptxld.emu"), name)
     raise AttributeError(f"module 'ptxld' has no attribute {name!r}")

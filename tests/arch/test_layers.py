@@ -1,6 +1,6 @@
 """The package reads top-down: spec -> ptx, wmma -> checker -> emu | sass -> cli, with no import
-cycles (counting imports inside functions too), and function-level imports only where start-up
-time asks for them, each saying so."""
+cycles (counting imports inside functions too, and the modules `ptxld.lazy.load` defers), and
+function-level imports only where start-up time asks for them, each saying so."""
 from __future__ import annotations
 
 import ast
@@ -14,9 +14,10 @@ ALLOWED = {
     "diagnostics": set(),
     "io": set(),
     "version": set(),
+    "lazy": set(),
     "ptx": {"spec", "diagnostics"},
     "wmma": {"spec"},
-    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version"},
+    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy"},
     "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io"},
     "sass": {"spec", "ptx", "checker", "diagnostics", "io"},
     "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io"},
@@ -70,6 +71,30 @@ def _imports(mods):
     return out
 
 
+def _deferred_loads(mods):
+    """(module, deferred module, line, False, path) for every `lazy.load("ptxld...")`: an import
+    made later, which the layering and the cycles count like any other."""
+    out = []
+    for name, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "lazy"):
+                arg = node.args[0] if node.args else None
+                assert isinstance(arg, ast.Constant) and arg.value in mods, \
+                    f"{path.relative_to(SRC)}:{node.lineno}: lazy.load takes a ptxld module name, written out"
+                out.append((name, arg.value, node.lineno, False, path))
+    return out
+
+
+def test_deferred_modules_are_modules_with_a_reason():
+    from ptxld import lazy
+    mods = _modules()
+    loaded = {b for _, b, *_ in _deferred_loads(mods)}
+    assert set(lazy.DEFERRED) <= set(mods)
+    assert loaded == set(lazy.DEFERRED), "DEFERRED lists exactly the modules some code loads later"
+    assert all(len(why) > 30 for why in lazy.DEFERRED.values())
+
+
 def _package(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
@@ -78,7 +103,7 @@ def _package(module: str) -> str:
 def test_no_import_cycles():
     mods = _modules()
     edges: dict[str, set] = {}
-    for a, b, *_ in _imports(mods):
+    for a, b, *_ in _imports(mods) + _deferred_loads(mods):
         edges.setdefault(a, set()).add(b)
     # iterative Tarjan
     index, low, on, stack, cycles, counter = {}, {}, set(), [], [], [0]
@@ -126,7 +151,8 @@ def test_no_import_cycles():
 
 def test_layers_read_top_down():
     bad = []
-    for a, b, line, _, path in _imports(_modules()):
+    mods = _modules()
+    for a, b, line, _, path in _imports(mods) + _deferred_loads(mods):
         if a in TOP:
             continue
         pa, pb = _package(a), _package(b)
@@ -140,14 +166,12 @@ def test_layers_read_top_down():
 
 
 # Function-level imports of ptxld modules today: the command line's subcommands, the API's
-# `parse`/`format`/`check`/`Module`/`Diagnostic`/`RawModule` (the parser is ~22 ms that
-# `ptxld --version` does not need), the renderers, the process pool, the wmma pictures and the
-# wmma tables the checker needs only for `wmma.load` (2.4 ms of every `ptxld check` otherwise),
-# the matrix pictures of `explain`, and the memory report loaded with `ptxld.RawModule` (it
-# registers the report the emulator returns with memory_report=True; at module level it would
-# bring NumPy into `import ptxld`: 1.0 ms without it, NumPy alone is ~55 ms).
+# `parse`/`format`/`check`/`Module`/`Diagnostic` (the parser is ~22 ms that `ptxld --version`
+# does not need), the renderers, the process pool and the wmma tables the checker needs only for
+# `wmma.load` (2.4 ms of every `ptxld check` otherwise). The emulator with its memory report and
+# the pictures are loaded through `ptxld.lazy`, which says why for each.
 # Lower it when one goes; raising it needs a start-up measurement that asks for it.
-MAX_FUNCTION_LEVEL_IMPORTS = 20
+MAX_FUNCTION_LEVEL_IMPORTS = 15
 
 
 def test_function_level_imports_say_why():

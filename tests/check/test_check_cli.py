@@ -6,6 +6,7 @@ import json
 from click.testing import CliRunner
 
 from ptxld.checker import cli as check_cli
+from ptxld.checker.explain import explain_instruction
 from ptxld.cli import main
 
 GOOD = (".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
@@ -72,6 +73,13 @@ def test_rules_and_explain_code():
     res = r.invoke(main, ["explain", "ptx0203"])
     assert res.exit_code == 0 and res.output.startswith("# PTX0203")
     assert r.invoke(main, ["explain", "PTX9999"]).exit_code == 2
+
+
+def test_explain_matrix_instruction_without_a_target():
+    """The API without a target explains for the default target (it raised NameError)."""
+    ex = explain_instruction("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, "
+                             "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};")
+    assert "D (16×8 .f32) = A (16×16 .f16) · B (16×8 .f16) + C (16×8 .f32)" in ex.text
 
 
 def test_explain_instruction_minimums():

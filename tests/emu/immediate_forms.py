@@ -96,6 +96,7 @@ NO_IMMEDIATE = {
     "getctarank": "an address", "mapa": "an address and a CTA rank (tested by the cluster kernels)",
     "ld": "an address", "ldu": "an address", "prefetch": "an address", "prefetchu": "an address",
     "nanosleep": "no value is observable", "pmevent": "no value is observable",
+    "cp.async.bulk.prefetch": "an L2 prefetch hint: its size (register or immediate) changes no value",
     "setmaxnreg": "a count no thread can observe", "wmma": "fragments of registers",
     "alloca": "its result is a stack address, different for every call (tested by test_stack.py)",
     "stacksave": "a destination only", "stackrestore": "a register only (ptxas)",
@@ -110,21 +111,10 @@ NO_IMMEDIATE = {
         "wgmma", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "wgmma.mma_async")},
     **{name: "no operand but addresses, or immediates in every form" for name in (
         "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all", "cp.async.bulk.commit_group",
-        "cp.async.bulk.wait_group", "cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor",
+        "cp.async.bulk.wait_group", "cp.async.bulk.prefetch.tensor",
         "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.mbarrier.arrive",
-        "mbarrier.inval", "mbarrier.test_wait", "mbarrier.try_wait", "mbarrier.pending_count",
-        "mbarrier.arrive_drop", "barrier.cluster", "tensormap.cp_fenceproxy")},
+        "mbarrier.inval", "mbarrier.pending_count", "barrier.cluster", "tensormap.cp_fenceproxy")},
 }
-
-# Instructions with a position where a register or an immediate may stand, whose immediate form
-# this property test does not run yet (they need shared memory or a barrier around them); the
-# kernel tests of tests/emu/test_async.py run them. Only to shrink.
-NOT_YET_COVERED = {
-    "cp.async": "src-size", "cp.async.bulk": "size", "cp.reduce.async.bulk": "size",
-    "mbarrier.init": "count", "mbarrier.arrive": "count", "mbarrier.expect_tx": "tx-count",
-    "mbarrier.complete_tx": "tx-count", "elect.sync": "member mask", "tensormap.replace": "new value",
-}
-
 
 def _corpus_alu_opcodes() -> list[str]:
     text = INVENTORY.read_text()

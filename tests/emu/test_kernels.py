@@ -16,11 +16,8 @@ import pytest
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 sys.path.insert(0, str(KERNELS))
-from cases import CASES, KERNELS_DIR, NEEDS, TensorMapArg, assert_matches  # noqa: E402
-from cases_arith import CASES_ARITH  # noqa: E402
-from cases_sm90 import CASES_SM90  # noqa: E402
-from cases_bench import CASES_BENCH  # noqa: E402
-from cases_async import CASES_ASYNC  # noqa: E402
+from all_cases import by_module  # noqa: E402
+from cases import KERNELS_DIR, NEEDS, TensorMapArg, assert_matches  # noqa: E402
 
 import ptxld  # noqa: E402
 
@@ -60,8 +57,8 @@ def _param(case, ptx):
     return pytest.param(case, ptx, id=ident)
 
 
-PARAMS = [_param(case, ptx) for case in CASES + CASES_SM90 + CASES_BENCH + CASES_ASYNC + CASES_ARITH
-          for ptx in case.ptx]
+CORPUS = by_module()
+PARAMS = [_param(case, ptx) for cases in CORPUS.values() for case in cases for ptx in case.ptx]
 
 
 def _tensor_map(arg: TensorMapArg, args: list):
@@ -97,6 +94,8 @@ def test_case_matches_reference(case, ptx):
 
 
 def test_every_case_has_a_test():
-    n_async = sum(len(c.ptx) for c in CASES_ASYNC)
-    assert len(CASES) == 60 and len(CASES_SM90) == 34 and len(CASES_BENCH) == 6 and len(CASES_ARITH) == 13
-    assert len(PARAMS) == 119 + 34 + 6 + n_async + 2 * 13
+    """No module of the corpus lost cases unnoticed (the counts grow with the corpus)."""
+    counts = {stem: len(cases) for stem, cases in CORPUS.items()}
+    assert counts["cases"] == 60 and counts["cases_sm90"] == 34 and counts["cases_bench"] == 6
+    assert counts["cases_arith"] == 13 and counts["cases_matrix"] >= 27 and counts["cases_async"] >= 15
+    assert len(PARAMS) == sum(len(c.ptx) for cases in CORPUS.values() for c in cases)

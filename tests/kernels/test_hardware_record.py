@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib
 import json
 import sys
 import zlib
@@ -24,21 +23,13 @@ import pytest
 KERNELS = Path(__file__).resolve().parent
 sys.path.insert(0, str(KERNELS))
 import cases as manifest  # noqa: E402
+from all_cases import by_name  # noqa: E402
 
 RECORD_FILES = sorted((KERNELS / "data").glob("hardware_*.jsonl"))
 RECORDS = [json.loads(line) for path in RECORD_FILES for line in path.read_text().splitlines()]
 
 
-def _all_cases():
-    found = {}
-    for module in [manifest] + [importlib.import_module(p.stem) for p in sorted(KERNELS.glob("cases_*.py"))]:
-        for name, value in vars(module).items():
-            if name.startswith("CASES") and isinstance(value, list):
-                found.update({case.name: case for case in value})
-    return found
-
-
-CASES = _all_cases()
+CASES = by_name()
 # Cases the hardware refused: the record's message, and why the case stays in the corpus.
 HARDWARE_REFUSED = {
     # tools/hw/tma_probe.py (data/tma_probe_h200.jsonl): only the CTA whose box starts at

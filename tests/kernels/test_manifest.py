@@ -23,17 +23,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as manifest  # noqa: E402
-import cases_arith  # noqa: E402
-import cases_sm90  # noqa: E402
-import cases_async  # noqa: E402
-import cases_bench  # noqa: E402
+import cases_sm90  # noqa: E402  (its reference helpers)
 import inventory  # noqa: E402
+from all_cases import all_cases  # noqa: E402
 
 KDIR = manifest.KERNELS_DIR
-# the asynchronous-copy cases of sm_90 list their needs like the Hopper ones; those of sm_80 none
-SM90 = cases_sm90.CASES_SM90 + [c for c in cases_async.CASES_ASYNC if c.needs]
-ALL = (manifest.CASES + SM90 + cases_bench.CASES_BENCH + cases_arith.CASES_ARITH
-       + [c for c in cases_async.CASES_ASYNC if not c.needs])
+ALL = all_cases()
+# the cases of sm_90 list the instruction families they need (`needs`); those of sm_80 none
+SM90 = [c for c in ALL if c.needs]
 IDS = [c.name for c in ALL]
 SM90_IDS = [c.name for c in SM90]
 
@@ -126,7 +123,9 @@ def test_arguments_match_entry_parameters(case):
                 assert (len(arg) if isinstance(arg, bytes) else arg.dtype.itemsize) == length, where
             elif isinstance(arg, np.ndarray):
                 assert ptype in ("u64", "b64", "s64"), f"{where}: array for a non-pointer"
-                assert arg.ndim == 1 and arg.flags.c_contiguous, where
+                # a device buffer: any shape, as long as its bytes are in C order (the matrix
+                # cases keep their tiles 2-D)
+                assert arg.flags.c_contiguous, where
             else:
                 assert isinstance(arg, np.generic), f"{where}: scalars must be NumPy-typed"
                 size, kinds = PARAM_TYPES[ptype]

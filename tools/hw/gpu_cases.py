@@ -23,7 +23,6 @@ import argparse
 import base64
 import ctypes
 import hashlib
-import importlib
 import json
 import os
 import re
@@ -38,6 +37,7 @@ from cuda.bindings import driver as cu
 KERNELS = Path(__file__).resolve().parents[2] / "tests" / "kernels"
 sys.path.insert(0, str(KERNELS))
 import cases as manifest  # noqa: E402
+from all_cases import all_cases  # noqa: E402
 
 PARAM_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16,
                 "b16": np.uint16, "f16": np.float16, "u32": np.uint32, "s32": np.int32, "b32": np.uint32,
@@ -50,17 +50,6 @@ def check(result):
         _, name = cu.cuGetErrorName(err)
         raise RuntimeError(f"CUDA driver error {name.decode() if name else err}")
     return rest[0] if len(rest) == 1 else rest
-
-
-def all_cases():
-    """Every list named CASES* in cases.py and tests/kernels/cases_*.py."""
-    modules = [manifest] + [importlib.import_module(p.stem) for p in sorted(KERNELS.glob("cases_*.py"))]
-    out = []
-    for module in modules:
-        for name, value in vars(module).items():
-            if name.startswith("CASES") and isinstance(value, list):
-                out.extend(value)
-    return out
 
 
 def entry_params(ptx_text: str, entry: str) -> list[tuple[str, int]]:

@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .. import lazy
 from ..io import InputError, read_ptx
 from ..ptx.loads import WmmaLoadModel
 from ..spec.targets import DEFAULT_TARGET
@@ -248,25 +249,23 @@ def _check_output_path(path: str, option: str) -> None:
 
 
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
-    # start-up time: the pictures' code only when asked for
-    from ..wmma.render import fragment_png, fragment_svg
     if isinstance(model, dict):       # mma.sync / ldmatrix / stmatrix / movmatrix / wgmma
-        # start-up time: the matrix pictures only when asked for
-        from ..wmma.matrix_render import fragments_svg
         if png_path:
             raise click.UsageError("--png draws wmma fragments; use --svg for this instruction")
+        svg = lazy.load("ptxld.wmma.matrix_render").fragments_svg(next(iter(model.values())).name, model)
         with open(svg_path, "w", encoding="utf-8") as f:
-            f.write(fragments_svg(next(iter(model.values())).name, model))
+            f.write(svg)
         click.echo(f"wrote {svg_path}", err=True)
         return
+    render = lazy.load("ptxld.wmma.render")
     args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:
-            f.write(fragment_svg(*args))
+            f.write(render.fragment_svg(*args))
         click.echo(f"wrote {svg_path}", err=True)
     if png_path:
         with open(png_path, "wb") as f:
-            f.write(fragment_png(*args))
+            f.write(render.fragment_png(*args))
         click.echo(f"wrote {png_path}", err=True)
 
 

@@ -69,13 +69,7 @@ class Checker:
 
     def lookup(self, ins, name: str):
         """The declaration `name` resolves to from `ins` (memoised per scope: registers repeat)."""
-        scope = ins.scope or ins.module.scope
-        key = (scope, name)
-        cache = self._lookups
-        if key in cache:
-            return cache[key]
-        v = cache[key] = scope.lookup(name)
-        return v
+        return self.lookup_in(ins.scope or ins.module.scope, name)
 
     def labels_of(self, function) -> set:
         """Every label defined anywhere in a function body (labels are function-scoped)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import lazy
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
 from ..ptx.nodes import Name, Sink, Vector
@@ -65,9 +66,7 @@ def explain_instruction(text: str, *, target: str | None = None) -> Explanation:
         return out
     m = ins.load
     if isinstance(m, WmmaLoadModel):
-        # start-up time: the wmma tables only when a wmma instruction is explained
-        from ..wmma.render import describe_wmma_load
-        out.text = describe_wmma_load(ins.opcode, target or DEFAULT_TARGET)
+        out.text = lazy.load("ptxld.wmma.render").describe_wmma_load(ins.opcode, target or DEFAULT_TARGET)
     else:
         out.text = _describe_ld(ins, m)
     return out
@@ -77,7 +76,7 @@ def _explain_matrix(opcode: str, target: str | None) -> Explanation:
     """mma.sync, ldmatrix, stmatrix, movmatrix, wgmma.mma_async: the operation and its fragment
     tables (the model is the {name: layout} the pictures draw)."""
     try:
-        text, layouts = describe_matrix(opcode, target or DEFAULT_LAYOUT_TARGET)
+        text, layouts = describe_matrix(opcode, target or DEFAULT_TARGET)
     except WmmaError as e:
         raise ExplainError(str(e)) from None
     return Explanation([], text if text.endswith("\n") else text + "\n", "", layouts)

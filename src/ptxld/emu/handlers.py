@@ -6,6 +6,8 @@ modules that register: the registry sits below them.
 """
 from __future__ import annotations
 
+from ..ptx.nodes import Int
+
 HANDLERS: dict = {}
 
 
@@ -28,6 +30,29 @@ def handler_for(decoded):
 
 class CompileError(Exception):
     """An instruction the emulator cannot run; becomes UnsupportedInstructionError when reached."""
+
+
+def immediate_operand(ins, role: str) -> int:
+    """The value of the operand `role` of an instruction whose record makes it an immediate
+    (`N` of `cp.async.wait_group N`): its position is the record form's, and anything but an
+    integer (of the values the record allows) there is a CompileError naming the role."""
+    spec = ins.decoded.spec
+    name = ins.decoded.name
+    n = len(ins.operands)
+    for form in spec.forms if spec is not None else ():
+        roles = spec.operand_roles(form)
+        names = [r for r, _, _ in roles]
+        if role not in names or not sum(not opt for _, _, opt in roles) <= n <= len(roles):
+            continue
+        k = names.index(role)
+        allowed = roles[k][1]
+        node = ins.operands[k] if k < n else None
+        if not isinstance(node, Int):
+            raise CompileError(f"`{name}`: operand {role} must be an immediate integer")
+        if allowed.values and node.value not in allowed.values:
+            raise CompileError(f"`{name}`: operand {role} must be one of {', '.join(map(str, allowed.values))}")
+        return int(node.value)
+    raise CompileError(f"`{name}` with {n} operand(s): no form of the PTX ISA takes that many")
 
 
 # CompiledOp kinds: a SIMPLE op runs on the active threads and falls through; a CONTROL op decides where

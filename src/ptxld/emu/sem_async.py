@@ -1,6 +1,7 @@
 """Asynchronous copies (PTX ISA 9.7.9.25): cp.async with its commit/wait groups and
 cp.async.mbarrier.arrive (sm_80), and the bulk copies of sm_90: cp.async.bulk,
-cp.reduce.async.bulk, their bulk async-groups, cp.async.bulk.prefetch.
+cp.reduce.async.bulk, their bulk async-groups, cp.async.bulk.prefetch; the asynchronous
+stores st.async and red.async (sm_90) and the bulk store st.bulk (sm_100).
 
 Every copy is issued here and completed later by async_state, under the policy documented in
 docs/async-copies.md: its destination changes no earlier than the wait that guarantees it.
@@ -10,14 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..ptx.nodes import Address, Int, Name, Variable
+from ..spec import ld as ld_spec
+from . import ptxtypes
 from . import async_state as copy_state
 from . import errors
 from .alu import atom_combine
 from .alu.core import Unsupported
-from .handlers import CompileError, handler
+from .handlers import CompileError, handler, immediate_operand
 from .memory import SHARED_CTA_SPAN, SHARED_RANK_SHIFT, Fault, gather
 from .sem_mbarrier import barrier_refs
-from .sem_mem import AddressOperand, _policy_source
+from .sem_mem import ATOM_OPS, AddressOperand, _elements, _policy_source
 from .trace import BULK_SHARED, hints_of
 
 
@@ -146,10 +149,7 @@ def compile_commit(op, prog):
 
 @handler("cp.async.wait_group")
 def compile_wait_group(op, prog):
-    ins = op.ins
-    if len(ins.operands) != 1 or not isinstance(ins.operands[0], Int):
-        raise CompileError("cp.async.wait_group takes one immediate N")
-    newest = ins.operands[0].value
+    newest = immediate_operand(op.ins, "n")
 
     def run(b, act):
         st = copy_state.peek(b)
@@ -215,6 +215,13 @@ def span(b, space: str, addr: int, size: int, tid: int, write: bool, pos: int):
                     f"bulk copy of {size} bytes at {addr:#x} runs past the end of its {space} "
                     f"allocation", "a copy inside one allocation")
     return bk, int(i0[0])
+
+
+def barrier_place(b, addr: int, tid: int) -> copy_state.Place:
+    """The mbarrier at shared::cluster address `addr` that an operation of thread `tid` signals."""
+    (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([addr], np.uint64), 8,
+                                np.array([tid], np.intp), True)
+    return copy_state.Place(bk, int(i0[0]), addr)
 
 
 def _check_bulk(addrs, size, pos, what):
@@ -401,9 +408,7 @@ def _compile_bulk(op, prog, reduce: bool):
             barriers = []
             if bars is not None:
                 for a in cluster_targets(b, t, int(bars[k]), None if masks is None else int(masks[k]), k):
-                    (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
-                                                np.array([t], np.intp), True)
-                    barriers.append((copy_state.Place(bk, int(i0[0]), a), size))
+                    barriers.append((barrier_place(b, a, t), size))
             issue(b, op, t, read, writes, barriers, bulk_group=completion == ".bulk_group")
     op.run = run
 
@@ -448,10 +453,7 @@ def compile_bulk_commit(op, prog):
 
 @handler("cp.async.bulk.wait_group")
 def compile_bulk_wait(op, prog):
-    ins = op.ins
-    if len(ins.operands) != 1 or not isinstance(ins.operands[0], Int):
-        raise CompileError("cp.async.bulk.wait_group takes one immediate N")
-    newest = ins.operands[0].value
+    newest = immediate_operand(op.ins, "n")
 
     def run(b, act):
         st = copy_state.peek(b)
@@ -460,4 +462,79 @@ def compile_bulk_wait(op, prog):
         for t in b.threads(act):
             keep = newest if st.late else 0
             copy_state.complete_bulk(b, thread=int(t), group_below=int(st.bulk_committed[t]) - keep)
+    op.run = run
+
+
+# ------------------------------------------------------------------------------ st.async, st.bulk
+
+@handler("st.async", "red.async")
+def compile_async_store(op, prog):
+    """st.async / red.async [addr], value, [mbar] (sm_90): a store (or a reduction) into shared
+    memory of a CTA in the cluster that, once performed, signals complete-tx of its bytes on the
+    mbarrier (in the same CTA as the destination). Like the bulk copies it lands when a wait on
+    that barrier needs it."""
+    ins = op.ins
+    d = ins.decoded
+    ops = list(ins.operands)
+    if len(ops) != 3 or not isinstance(ops[0], Address) or not isinstance(ops[2], Address):
+        raise CompileError(f"`{ins.opcode}` takes [addr], value, [mbar]")
+    t = d.get("type")
+    if t is None:
+        raise CompileError("no data type")
+    count = ld_spec.VECTOR_LENGTH.get(d.get("vec") or "", 1)
+    width = ptxtypes.WIDTH[t]
+    nbytes = width // 8 * count
+    combine = _combiner(d.pick(*ATOM_OPS), t) if d.mnemonic == "red" else None
+    if d.mnemonic == "red" and combine is None:
+        raise CompileError(f"`{ins.opcode}` needs a reduction operation")
+    srcs = [prog.source(x, t, ins) for x in _elements(prog, ins, ops[1], count, "source value(s)")]
+    dst = AddressOperand(prog, ops[0], ".shared::cluster", ins)
+    mbar = AddressOperand(prog, ops[2], ".shared::cluster", ins)
+    what = d.name
+
+    def run(b, act):
+        tids = b.threads(act)
+        n = len(tids)
+        da, ma = dst.values(b, act), mbar.values(b, act)
+        _misaligned(da, nbytes, ".shared::cluster", what + " destination")
+        vals = np.empty((n, count), ptxtypes.UINT[width])
+        for k, s in enumerate(srcs):
+            vals[:, k] = s(b, act)
+        data = vals.view(np.uint8).reshape(n, nbytes)
+        for k, tid in enumerate(tids):
+            tid = int(tid)
+            bk, i0 = span(b, ".shared::cluster", int(da[k]), nbytes, tid, True, k)
+            row = data[k].copy()
+            issue(b, op, tid, lambda r=row: r, [writer(bk, i0, nbytes, combine)],
+                  [(barrier_place(b, int(ma[k]), tid), nbytes)], bulk_group=False)
+    op.run = run
+
+
+@handler("st.bulk")
+def compile_bulk_store(op, prog):
+    """st.bulk{.weak}{.shared::cta} [a], size, initval (sm_100): sets `size` bytes from `a` to
+    the initial value, which the PTX ISA allows to be 0 only; a and size are multiples of 8."""
+    ins = op.ins
+    ops = list(ins.operands)
+    if len(ops) != 3 or not isinstance(ops[0], Address):
+        raise CompileError("st.bulk takes [a], size, initval")
+    if not isinstance(ops[2], Int) or ops[2].value != 0:
+        raise CompileError("st.bulk initval must be the immediate 0")
+    space = _space(ins.decoded.get("space")) or "generic"
+    aop = AddressOperand(prog, ops[0], space, ins)
+    size_src = prog.source(ops[1], ".u64", ins)
+
+    def run(b, act):
+        tids = b.threads(act)
+        addrs = aop.values(b, act)
+        sizes = size_src(b, act).astype(np.uint64)
+        _misaligned(addrs, 8, space, "st.bulk address")
+        for k, tid in enumerate(tids):
+            size = int(sizes[k])
+            if size % 8:
+                raise Fault(errors.AsyncCopyError, k, int(addrs[k]), space,
+                            f"st.bulk size {size} is not a multiple of 8 bytes", "a size that is a multiple of 8")
+            if size:
+                bk, i0 = span(b, space, int(addrs[k]), size, int(tid), True, k)
+                bk[i0:i0 + size] = 0
     op.run = run

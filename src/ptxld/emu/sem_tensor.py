@@ -15,12 +15,11 @@ import numpy as np
 from ..ptx.nodes import Address, Vector
 from ..spec import swizzle as swizzle_spec
 from ..spec import tensormap as map_spec
-from . import async_state as copy_state
 from . import errors
 from . import tensormap as tensor_maps
 from .handlers import CompileError, handler
 from .memory import SHARED_CTA_SPAN, Fault, gather, scatter
-from .sem_async import _combiner, cluster_targets, destinations, issue, span
+from .sem_async import _combiner, barrier_place, cluster_targets, destinations, issue, span
 from .sem_mem import AddressOperand
 from .trace import BULK_SHARED, hints_of
 
@@ -245,11 +244,7 @@ def _issue_load(b, op, t, f, idx, ok, dst, nbytes, bar, mask, pos):
         rel = a & (SHARED_CTA_SPAN - 1)
         where = tensor_maps.shared_offsets(f, rel, len(idx)) - rel + i0
         writes.append(lambda data, bk=bk, where=where: bk.__setitem__(where, data))
-    barriers = []
-    for a in cluster_targets(b, t, bar, mask, pos):
-        (bk, i0, _), = b.sp.resolve(".shared::cluster", np.array([a], np.uint64), 8,
-                                    np.array([t], np.intp), True)
-        barriers.append((copy_state.Place(bk, int(i0[0]), a), nbytes))
+    barriers = [(barrier_place(b, a, t), nbytes) for a in cluster_targets(b, t, bar, mask, pos)]
     issue(b, op, t, lambda: load_box(b, f, idx, ok, t), writes, barriers, bulk_group=False)
 
 

@@ -32,7 +32,7 @@ from ..spec import mma as mma_spec
 from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
-from .handlers import CompileError, handler
+from .handlers import CompileError, handler, immediate_operand
 from .memory import Fault, gather
 from .sem_matrix import fragment_regs, read_regs, warp_collective, write_regs
 
@@ -129,8 +129,7 @@ def compile_wgmma_commit(op, prog):
 
 @handler("wgmma.wait_group")
 def compile_wgmma_wait(op, prog):
-    ops = list(op.ins.operands)
-    keep = _const(ops[0], "the group count N") if ops else 0
+    keep = immediate_operand(op.ins, "n")
     if not 0 <= keep < _RING:
         raise CompileError(f"wgmma.wait_group {keep}: ptxld follows at most {_RING - 1} pending groups")
 

@@ -39,8 +39,21 @@ class LabelDef:
     end: int
 
 
+class _Located:
+    """Line and column (1-based) of a node's `start` in its module's source."""
+    __slots__ = ()
+
+    @property
+    def line(self) -> int:
+        return self.module.source.position(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.module.source.position(self.start)[1]
+
+
 @dataclass(slots=True, eq=False)
-class Instruction:
+class Instruction(_Located):
     opcode: str                      # dotted mnemonic as written: "ld.global.nc.v4.f32"
     start: int                       # guard or opcode start
     end: int                         # after the ';'
@@ -91,20 +104,12 @@ class Instruction:
         return m
 
     @property
-    def line(self) -> int:
-        return self.module.source.position(self.start)[0]
-
-    @property
-    def column(self) -> int:
-        return self.module.source.position(self.start)[1]
-
-    @property
     def text(self) -> str:
         return self.module.source.text[self.start:self.end]
 
 
 @dataclass(slots=True, eq=False)
-class Variable:
+class Variable(_Located):
     """A declaration: `.reg`, `.global`, `.shared`, `.param`, ... (also function parameters)."""
     name: str
     space: str                        # ".reg", ".global", ".param", ...
@@ -125,13 +130,6 @@ class Variable:
 
     kind = "variable"
 
-    @property
-    def line(self) -> int:
-        return self.module.source.position(self.start)[0]
-
-    @property
-    def column(self) -> int:
-        return self.module.source.position(self.start)[1]
 
 
 @dataclass(slots=True, eq=False)

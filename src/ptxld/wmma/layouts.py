@@ -31,6 +31,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from ptxld.spec import wmma as spec
+from ptxld.wmma.element_arrays import ElementArrays
 from ptxld.wmma.errors import WmmaError
 
 #: Target families with distinct layout tables.
@@ -63,7 +64,7 @@ def target_family(target: str | int) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class FragmentLayout:
+class FragmentLayout(ElementArrays):
     """The map (lane, register, slot) ↔ matrix element (row, col) of one fragment.
 
     ``rows[lane, reg, slot]`` and ``cols[...]`` give the element; for B, row = k and col = n.
@@ -89,23 +90,12 @@ class FragmentLayout:
         return self.spec.dims
 
     @property
-    def nregs(self) -> int:
-        return self.rows.shape[1]
-
-    @property
-    def slots(self) -> int:
-        return self.rows.shape[2]
-
-    @property
     def replication(self) -> int:
         return self.spec.replication
 
     @property
     def name(self) -> str:
         return f"{self.family} .{self.matrix} .{self.layout} .{self.shape} .{self.type}"
-
-    def element(self, lane: int, reg: int, slot: int = 0) -> tuple[int, int]:
-        return int(self.rows[lane, reg, slot]), int(self.cols[lane, reg, slot])
 
     def holders(self, row: int, col: int) -> list[tuple[int, int, int]]:
         """Every (lane, reg, slot) that holds element (row, col)."""

@@ -14,9 +14,10 @@ from functools import lru_cache
 import numpy as np
 
 from ptxld.spec import mma as spec
+from ptxld.wmma.element_arrays import ElementArrays
 
 
-class MatrixLayout:
+class MatrixLayout(ElementArrays):
     """One fragment: ``name``, the ``spec.Fragment`` it comes from, and (threads, nregs,
     slots) arrays ``rows``/``cols`` (for a quadpair fragment also ``group``: which of the four
     products of the warp the element belongs to)."""
@@ -31,21 +32,6 @@ class MatrixLayout:
     @property
     def dims(self) -> tuple[int, int]:
         return self.frag.rows, self.frag.cols
-
-    @property
-    def nregs(self) -> int:
-        return self.rows.shape[1]
-
-    @property
-    def slots(self) -> int:
-        return self.rows.shape[2]
-
-    @property
-    def threads(self) -> int:
-        return self.rows.shape[0]
-
-    def element(self, lane: int, reg: int, slot: int = 0) -> tuple[int, int]:
-        return int(self.rows[lane, reg, slot]), int(self.cols[lane, reg, slot])
 
     def gather(self, matrix: np.ndarray) -> np.ndarray:
         """Values (..., threads, nregs, slots) taken from a (..., rows, cols) matrix — or, for a
