@@ -1,5 +1,5 @@
-"""Warpgroup-level matrix multiply-accumulate (sm_90a): wgmma.fence, wgmma.mma_async,
-wgmma.commit_group, wgmma.wait_group.
+"""Warpgroup-level matrix multiply-accumulate (sm_90a): wgmma.fence, wgmma.mma_async (dense and
+sparse, `.sp`), wgmma.commit_group, wgmma.wait_group.
 
 Execution policy (the ISA makes the result visible only after `wgmma.wait_group`, and leaves
 undefined any access to the operand registers before then):
@@ -20,6 +20,11 @@ undefined any access to the operand registers before then):
   warps of a group need not arrive together. Every lane of each warp must execute the
   instruction (`.sync.aligned`), and the warpgroup must be complete.
 
+Sparse A (`wgmma.mma_async.sp`): A arrives compressed (64 × K/2, in the dense instruction's
+register fragment or shared-memory layout) and is expanded with the metadata operand
+(`ptxld.spec.mma.WGMMA_SPARSE`, layout `ptxld.wmma.matrix.wgmma_sparse_metadata_layout`); a
+metadata field the ISA calls invalid is reported instead of computing an undefined result.
+
 Descriptors and the shared-memory layouts they describe: `ptxld.spec.mma.Descriptor` and
 `operand_addresses` (swizzle from `ptxld.spec.swizzle`). Arithmetic: `ptxld.wmma.mma_math`.
 """
@@ -29,6 +34,7 @@ import numpy as np
 
 from ..ptx.nodes import Int, Vector
 from ..spec import mma as mma_spec
+from ..spec.swizzle import SPAN as SWIZZLE_SPAN
 from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
@@ -174,6 +180,14 @@ class _Operand:
         for raw in np.unique(raw_desc):
             sel = np.flatnonzero(raw_desc == raw)
             desc = mma_spec.Descriptor(int(raw))
+            span = SWIZZLE_SPAN[desc.swizzle]
+            if self.k_major and span and self.kbytes > span:
+                # only sparse B (64 bytes of K) can exceed a 32-byte swizzle atom; where its
+                # second atom lies is not specified by the descriptor fields ptxld knows
+                raise b.error(errors.UnsupportedInstructionError, op, int(lane0[sel[0]]),
+                              f"`{op.ins.mnemonic}` matrix {self.name} ({desc}): {self.kbytes} bytes "
+                              f"of K per row do not fit one {span}-byte swizzle row (K-major)",
+                              "a wider swizzle, no swizzle, or an MN-major matrix")
             addrs = mma_spec.operand_addresses(desc, mn[sel][..., None], kb, k_major=self.k_major,
                                         elem_bytes=self.elem_bytes)
             flat = np.asarray(addrs, np.int64).reshape(-1)
@@ -197,32 +211,90 @@ class _Operand:
         return np.ascontiguousarray(out).view(width).astype(np.uint64)
 
 
-@handler("wgmma.mma_async")
+class _Sparsity:
+    """Sparse A (`wgmma.mma_async.sp`): the metadata operand and the sparsity selector, and how
+    the compressed 64 × K/2 A becomes the dense 64 × K one (spec.WGMMA_SPARSE)."""
+
+    def __init__(self, op, prog, form: mma_spec.WgmmaSparse, meta_node, selector_node):
+        ins = op.ins
+        self.op, self.form = op, form
+        self.selector = _const(selector_node, "the sparsity selector")
+        if self.selector not in form.selectors:
+            raise CompileError(f"wgmma.mma_async.sp .{form.atype}: sparsity selector {self.selector} "
+                               f"is not one of {', '.join(map(str, form.selectors))}")
+        self.meta = prog.source(meta_node, ".b32", ins)
+        lay = matrix_layouts.wgmma_sparse_metadata_layout(form.atype, self.selector)
+        # per warp: its 16 rows are rows 0..15 of the warpgroup's layout shifted by 16w lanes
+        self.lane = lay.threads[:16].astype(np.int64)            # (16, chunks): lane in the warp
+        self.shift = (4 * lay.nibbles[:16]).astype(np.uint64)
+
+    def expand(self, b, act, t, wig, comp: np.ndarray) -> np.ndarray:
+        """Dense A rows (warps, 16, K) from the compressed rows (warps, 16, K/2) of each warp."""
+        f = self.form
+        nw = comp.shape[0]
+        meta = self.meta(b, act).astype(np.uint64).reshape(nw, 32)
+        nib = (meta[:, self.lane] >> self.shift) & np.uint64(0xF)      # (warps, 16, chunks)
+        lo, hi = (nib & np.uint64(3)).astype(np.int64), (nib >> np.uint64(2)).astype(np.int64)
+        bad = (lo % 2 != 0) | (hi != lo + 1) if f.half_indices else lo == hi
+        if bad.any():
+            w, r, c = (int(x) for x in np.argwhere(bad)[0])
+            lane = int(self.lane[r, c])
+            want = ("0b0100 or 0b1110 (the element of its pair)" if f.half_indices
+                    else "two different indices")
+            raise b.error(errors.WarpSyncError, self.op, int(t[32 * w + lane]),
+                          f"wgmma.mma_async.sp metadata of lane {lane} gives row {16 * int(wig[w]) + r} "
+                          f"chunk {c} (K {f.chunk * c}-{f.chunk * c + f.chunk - 1}) the field "
+                          f"{int(nib[w, r, c]):#06b} (metadata {int(meta[w, lane]):#010x})",
+                          f"{want} per chunk (the PTX ISA leaves the result undefined)")
+        dense = np.zeros(comp.shape[:2] + (f.k,), comp.dtype)
+        w_ix = np.arange(nw)[:, None, None]
+        r_ix = np.arange(16)[None, :, None]
+        base = f.chunk * np.arange(f.chunks)[None, None, :]
+        if f.half_indices:
+            dense[w_ix, r_ix, base + lo // 2] = comp
+        else:
+            dense[w_ix, r_ix, base + lo] = comp[:, :, 0::2]
+            dense[w_ix, r_ix, base + hi] = comp[:, :, 1::2]
+        return dense
+
+
+@handler("wgmma.mma_async", "wgmma.mma_async.sp")
 def compile_wgmma_mma(op, prog):
     ins, d = op.ins, op.ins.decoded
-    if d.name != "wgmma.mma_async" or d.others:
-        raise CompileError(f"`{ins.opcode}` is not executed (sparse wgmma is not supported yet)")
+    sparse = d.name == "wgmma.mma_async.sp"
+    if d.name not in ("wgmma.mma_async", "wgmma.mma_async.sp") or d.others:
+        raise CompileError(f"`{ins.opcode}` is not executed")
     shape, atype, btype, dtype = (d.get(g)[1:] if d.get(g) else None
                                   for g in ("shape", "atype", "btype", "dtype"))
     m, n, k = mma_spec.shape_mnk(shape)
-    if mma_spec.WGMMA_K.get(atype) != k or dtype not in mma_spec.WGMMA_ACC.get(atype, ()) \
-            or n not in mma_spec.wgmma_n_values(atype):
-        raise CompileError(f"`{ins.opcode}`: no such wgmma.mma_async form")
-    lays = matrix_layouts.wgmma_layouts(n, atype, dtype)
+    form = mma_spec.WGMMA_SPARSE.get(atype) if sparse else None
+    k_dense = mma_spec.WGMMA_K.get(atype)
+    if (sparse and (form is None or form.k != k)) or (not sparse and k_dense != k) \
+            or dtype not in mma_spec.WGMMA_ACC.get(atype, ()) or n not in mma_spec.wgmma_n_values(atype):
+        raise CompileError(f"`{ins.opcode}`: no such {d.name} form")
+    lays = (matrix_layouts.wgmma_sparse_layouts if sparse else matrix_layouts.wgmma_layouts)(n, atype, dtype)
     ops = list(ins.operands)
     a_in_regs = isinstance(ops[1], Vector)
-    dslots = fragment_regs(prog, ops[0], ins, lays["d"].nregs, "wgmma.mma_async D")
+    dslots = fragment_regs(prog, ops[0], ins, lays["d"].nregs, f"{d.name} D")
     dnames = _names(ops[0], len(dslots))
-    aslots = fragment_regs(prog, ops[1], ins, lays["a"].nregs, "wgmma.mma_async A") if a_in_regs else None
+    aslots = fragment_regs(prog, ops[1], ins, lays["a"].nregs, f"{d.name} A") if a_in_regs else None
     anames = _names(ops[1], len(aslots)) if a_in_regs else []
     a_desc = None if a_in_regs else prog.source(ops[1], ".b64", ins)
     b_desc = prog.source(ops[2], ".b64", ins)
     rest = ops[3:]
+    sparsity = None
+    if sparse:
+        if len(rest) < 2:
+            raise CompileError("wgmma.mma_async.sp takes the metadata and the sparsity selector "
+                               "after the descriptors")
+        sparsity = _Sparsity(op, prog, form, rest[0], rest[1])
+        rest = rest[2:]
     integer = atype in ("s8", "u8", "b1")
     n_imm = 0 if integer else (2 if atype not in _FLOAT16 else (3 if a_in_regs else 4))
     if len(rest) != 1 + n_imm:
-        raise CompileError(f"wgmma.mma_async .{atype} with A in {'registers' if a_in_regs else 'shared memory'} "
-                           f"takes scale-d and {n_imm} immediate(s) after the descriptors")
+        raise CompileError(f"{d.name} .{atype} with A in {'registers' if a_in_regs else 'shared memory'} "
+                           f"takes scale-d and {n_imm} immediate(s) after the "
+                           f"{'sparsity selector' if sparse else 'descriptors'}")
     scale_d = (lambda b, act, v=_const(rest[0], "scale-d"): np.full(b.count(act), bool(v))) \
         if isinstance(rest[0], Int) else prog.source(rest[0], ".pred", ins)
     imms = [_const(x, "imm-scale/imm-trans") for x in rest[1:]]
@@ -232,7 +304,7 @@ def compile_wgmma_mma(op, prog):
     trans_b = bool(imms[-1]) if atype in _FLOAT16 else False
     if any(v not in (1, -1) for v in imms[:2]) or any(v not in (0, 1) for v in imms[2:]):
         raise CompileError("wgmma.mma_async: imm-scale must be 1 or -1, imm-trans 0 or 1")
-    a_op = _Operand("A", 64, k, atype, not trans_a)
+    a_op = _Operand("A", 64, k_dense, atype, not trans_a)        # compressed A: the dense K
     b_op = _Operand("B", n, k, btype, not trans_b)
     dl, al = lays["d"], lays["a"]
     opts = dict(atype=atype, btype=btype, ctype=dtype, dtype=dtype,
@@ -251,10 +323,12 @@ def compile_wgmma_mma(op, prog):
         if a_desc is not None:
             amat = a_op.read(b, op, _per_warp(b, op, t, a_desc(b, act), "A descriptor"), my_rows, lane0)
         else:
-            full = np.zeros((nw, 64, k), np.uint64)
+            full = np.zeros((nw, 64, k_dense), np.uint64)
             vals = matrix_layouts.unpack(read_regs(b, aslots, t), al.frag).reshape((nw, 32) + al.rows.shape[1:])
             full[warp_ix[..., None, None], al.rows[thread_in_group], al.cols[thread_in_group]] = vals
             amat = full[warp_ix, my_rows]
+        if sparsity is not None:
+            amat = sparsity.expand(b, act, t, wig, amat)
         accumulate = _per_warp(b, op, t, scale_d(b, act).astype(np.int64), "scale-d").astype(bool)
         drows, dcols = dl.rows[thread_in_group], dl.cols[thread_in_group]   # (warps, 32, regs, slots)
         cfull = np.zeros((nw, 64, n), np.uint64)
