@@ -10,11 +10,13 @@ undefined any access to the operand registers before then):
   wait — cannot tell this from a later completion. Chained operations on the same accumulators
   (several mma_async before one wait, as every K loop does) see each other's results in order,
   as the ISA guarantees.
-* The operand registers (D, and A when in registers) of every operation in flight are watched:
-  `wgmma.wait_group N` checks that each register of the groups it retires still holds what the
-  operation left there, and reports an `AsyncRegisterError` naming the mma_async (file:line),
-  the thread and the register otherwise. Reads before the wait are not detected (they see the
-  result early).
+* The operand registers (D, and A when in registers) of every operation in flight are watched.
+  Any other instruction that names one of them (reads or writes it) checks, before it runs,
+  that no operation is in flight on it for its threads, and reports an `AsyncRegisterError`
+  there (its file:line, the thread, the register, the mma_async's line) otherwise; the check
+  is compiled only into the instructions that name such a register. `wgmma.wait_group N` also
+  checks that each register of the groups it retires still holds what the operation left
+  there (a write the static watch cannot see).
 * A warpgroup is four consecutive warps of a CTA starting at a multiple of four; each warp
   computes its own 16 rows of D (rows 16w..16w+15 depend only on its A rows and on B), so the
   warps of a group need not arrive together. Every lane of each warp must execute the
@@ -32,13 +34,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ptx.nodes import Int, Vector
+from ..ptx.nodes import Int, Name, Vector
 from ..spec import mma as mma_spec
 from ..spec.swizzle import SPAN as SWIZZLE_SPAN
 from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
-from .handlers import CompileError, handler
+from .handlers import CompileError, after_function_compiled, handler
+from .liveness import operand_names
 from .memory import Fault, gather
 from .sem_matrix import fragment_regs, read_regs, warp_collective, write_regs
 
@@ -281,6 +284,7 @@ def compile_wgmma_mma(op, prog):
     anames = _names(ops[1], len(aslots)) if a_in_regs else []
     a_desc = None if a_in_regs else prog.source(ops[1], ".b64", ins)
     b_desc = prog.source(ops[2], ".b64", ins)
+    op.info["wgmma_registers"] = frozenset(dslots + (aslots or []))     # watched while in flight
     rest = ops[3:]
     sparsity = None
     if sparse:
@@ -353,3 +357,66 @@ def compile_wgmma_mma(op, prog):
                 if slot not in dslots:
                     st.note(slot, t, now_a[:, j], op, anames[j])
     warp_collective(op, body)
+
+
+# ---- accesses to the registers of an operation in flight ----------------------------------------
+
+def _register_slots(prog, op) -> set[int]:
+    """The register slots an instruction names anywhere (operands and guard)."""
+    ins = op.ins
+    nodes = list(ins.operands) + ([ins.guard.name] if ins.guard is not None else [])
+    out = set()
+    for node in nodes:
+        for name in operand_names(node):
+            if not isinstance(name, Name):
+                continue
+            try:
+                out.update(s for s, _ in prog.vector_regs(name, ins))
+            except CompileError:            # a label, a variable, a parameter: no register
+                pass
+    return out
+
+
+@after_function_compiled
+def _watch_operand_registers(prog, fn) -> None:
+    """Every instruction of a function with wgmma.mma_async that names one of its D or A
+    registers (other than the wgmma instructions themselves: chained operations on the same
+    accumulators are the ISA's intended use) checks, before it runs, that no operation is in
+    flight on them for its threads. Only those instructions pay for the check."""
+    code = prog.code[fn.entry_pc:fn.end_pc]
+    watched = set()
+    for op in code:
+        watched |= op.info.get("wgmma_registers", frozenset())
+    if not watched:
+        return
+    for op in code:
+        if op.ins is None or op.ins.decoded.mnemonic == "wgmma":
+            continue
+        slots = _register_slots(prog, op) & watched
+        if slots:
+            op.run = _guarded(op, tuple(sorted(slots)), op.run)
+
+
+def _guarded(op, slots: tuple, run):
+    def guarded(b, *rest):              # SIMPLE ops get (act), CONTROL ops (idx, act)
+        st = b.__dict__.get("wgmma_inflight")
+        if st is not None:
+            t = b.threads(rest[-1])
+            for slot in slots:
+                w = st.watch.get(slot)
+                if w is not None:
+                    live = w[0][t] > 0
+                    if live.any():
+                        _access_error(b, op, t[live], w)
+        return run(b, *rest)
+    return guarded
+
+
+def _access_error(b, op, threads, watch) -> None:
+    _, _, issuer, name = watch
+    raise b.error(errors.AsyncRegisterError, op, int(threads[0]),
+                  f"register `{name}` is an operand of the wgmma.mma_async at line {issuer.line}, "
+                  "still in flight: accessed before the `wgmma.wait_group` that waits for it",
+                  "no access to an operand register of a wgmma.mma_async until a "
+                  "wgmma.wait_group covers it (the PTX ISA leaves the result undefined)",
+                  others=len(threads) - 1)
