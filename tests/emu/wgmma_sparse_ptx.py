@@ -9,6 +9,8 @@ K_DENSE = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "
 ELEM_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}
 NP_TYPE = {"f16": np.float16, "f32": np.float32, "s32": np.int32}
 LBO = 128           # K-major, no swizzle: the next 16 bytes of K are 128 bytes on
+B_AT = 2048         # shared-memory byte offset of B (A, when given by descriptor, is at 0)
+IMAGE = B_AT + 256 * 64      # room for B of N = 256 (64 bytes of K per row)
 
 
 def imm_list(atype: str, a_in_regs: bool, scale_a: int = 1) -> str:
@@ -46,7 +48,7 @@ def kernel_ptx(atype: str, btype: str, dtype: str, n: int, selector: int, *, a_i
   .reg .b32 %r<12>;
   .reg .b64 %rd<24>;
   .reg .pred %p;
-  .shared .align 1024 .b8 smem[8192];
+  .shared .align 1024 .b8 smem[{IMAGE}];
 
   ld.param.u64 %rd1, [pa];
   ld.param.u64 %rd2, [pm];
@@ -67,7 +69,7 @@ COPY:
   add.s32 %r5, %r5, %r2;
   st.shared.b32 [%r5], %r4;
   add.s32 %r3, %r3, 128;
-  setp.lt.u32 %p, %r3, 2048;
+  setp.lt.u32 %p, %r3, {IMAGE // 4};
   @%p bra COPY;
   fence.proxy.async.shared::cta;
   bar.sync 0;
@@ -240,16 +242,16 @@ def inputs(atype: str, btype: str, dtype: str, n: int, selector: int, *, a_in_re
     lo, hi = (0, 4) if btype == "u8" else (-3, 4)
     bmat = rng.integers(lo, hi, (k, n)).astype(np.float64)
     c = rng.integers(-4, 5, (64, n)).astype(np.float64)
-    image = np.zeros(8192, np.uint8)
+    image = np.zeros(IMAGE, np.uint8)
     a_sbo = LBO * (comp.shape[1] * ELEM_BYTES[atype] // 16)
     if not a_in_regs:
         a_img = kmajor_image(element_bits(comp, atype).view(np.uint8).reshape(64, -1))
         image[:len(a_img)] = a_img
     b_rows = element_bits(bmat.T.copy(), btype).view(np.uint8).reshape(n, -1)   # K-major: rows of N
     b_img = kmajor_image(b_rows)
-    image[2048:2048 + len(b_img)] = b_img
+    image[B_AT:B_AT + len(b_img)] = b_img
     b_sbo = LBO * (b_rows.shape[1] // 16)
     args = [a_fragment(atype, comp).reshape(-1), metadata(atype, selector, pos, rng),
             image.view(np.uint32).copy(), c_fragment(c, dtype).reshape(-1),
-            np.uint64(desc_bits(LBO, a_sbo)), np.uint64(desc_bits(LBO, b_sbo, 2048))]
+            np.uint64(desc_bits(LBO, a_sbo)), np.uint64(desc_bits(LBO, b_sbo, B_AT))]
     return args, dense @ bmat + c

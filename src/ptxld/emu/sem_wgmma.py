@@ -228,8 +228,8 @@ class _Sparsity:
         self.meta = prog.source(meta_node, ".b32", ins)
         lay = matrix_layouts.wgmma_sparse_metadata_layout(form.atype, self.selector)
         # per warp: its 16 rows are rows 0..15 of the warpgroup's layout shifted by 16w lanes
-        self.lane = lay.threads[:16].astype(np.int64)            # (16, chunks): lane in the warp
-        self.shift = (4 * lay.nibbles[:16]).astype(np.uint64)
+        self.lane = lay.thread[:16].astype(np.int64)             # (16, chunks): lane in the warp
+        self.shift = (4 * lay.nibble[:16]).astype(np.uint64)
 
     def expand(self, b, act, t, wig, comp: np.ndarray) -> np.ndarray:
         """Dense A rows (warps, 16, K) from the compressed rows (warps, 16, K/2) of each warp."""

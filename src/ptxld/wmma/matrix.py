@@ -170,22 +170,29 @@ def wgmma_layouts(n: int, atype: str, dtype: str) -> dict[str, MatrixLayout]:
 
 class MetadataLayout:
     """Where the sparsity metadata of a sparse A lives: for each (row, chunk) of A, the thread
-    (``threads``, 0..127 in the warpgroup) whose metadata register holds its 4-bit field and
-    which field (``nibbles``: bits 4·nibble .. 4·nibble+3). `form` is the spec.WgmmaSparse."""
+    (``thread``, 0..127 in the warpgroup) whose metadata register holds its 4-bit field and
+    which field (``nibble``: bits 4·nibble .. 4·nibble+3). `form` is the spec.WgmmaSparse. The
+    pictures draw it like a fragment: one register (the metadata operand) of 8 slots."""
+    group = None
+    nregs, slots, threads = 1, 8, 128
 
-    def __init__(self, name: str, form: spec.WgmmaSparse, selector: int, threads, nibbles):
+    def __init__(self, name: str, form: spec.WgmmaSparse, selector: int, thread, nibble):
         self.name, self.form, self.selector = name, form, selector
-        self.threads, self.nibbles = threads, nibbles
-        for a in (threads, nibbles):
+        self.thread, self.nibble = thread, nibble
+        for a in (thread, nibble):
             a.setflags(write=False)
 
     @property
     def dims(self) -> tuple[int, int]:
-        return self.threads.shape
+        return self.thread.shape
 
     def field(self, row: int, chunk: int) -> tuple[int, int]:
         """(thread, nibble) of one chunk of one row."""
-        return int(self.threads[row, chunk]), int(self.nibbles[row, chunk])
+        return int(self.thread[row, chunk]), int(self.nibble[row, chunk])
+
+    def owner(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(thread, register 0, nibble) per (row, chunk), as `MatrixLayout.owner`."""
+        return self.thread, np.zeros_like(self.thread), self.nibble
 
     def __repr__(self) -> str:
         return f"MetadataLayout({self.name!r})"
