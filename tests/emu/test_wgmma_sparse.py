@@ -75,3 +75,18 @@ def test_the_test_kernels_are_accepted_by_ptxas(tmp_path, atype, btype, dtype, n
     done = subprocess.run(["ptxas", "-arch=sm_90a", str(src), "-o", str(tmp_path / "k.cubin")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_kmajor_b_with_the_32_byte_swizzle_is_refused():
+    # 64 bytes of K per row of B do not fit one 32-byte swizzle row
+    args, _ = sp.inputs("f16", "f16", "f32", 8, 0, a_in_regs=True)
+    args[5] = np.uint64(int(args[5]) | (3 << 62))
+    with pytest.raises(emu.UnsupportedInstructionError, match="do not fit one 32-byte swizzle row"):
+        _run(sp.kernel_ptx("f16", "f16", "f32", 8, 0, a_in_regs=True), args)
+
+
+def test_a_selector_ptxas_refuses_is_refused_at_the_instruction():
+    ptx = sp.kernel_ptx("s8", "s8", "s32", 8, 0, a_in_regs=True).replace("%m, 0, 1;", "%m, 1, 1;")
+    args, _ = sp.inputs("s8", "s8", "s32", 8, 0, a_in_regs=True)
+    with pytest.raises(emu.UnsupportedInstructionError, match="sparsity selector 1 is not one of 0"):
+        _run(ptx, args)

@@ -43,7 +43,8 @@ NOTES: dict[str, tuple[str, str]] = {
     "setmaxnreg": (LIMITED, "register counts are checked; registers are not reallocated"),
     "mma.sp": (LIMITED, "the .f16/.bf16 (m16n8k16, m16n8k32) and .s8/.u8 (m16n8k32, m16n8k64) "
                         "forms; sparse .tf32, .e4m3/.e5m2 and .s4/.u4 are not run"),
-    "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
+    "wgmma.mma_async.sp": (LIMITED, "every shape and type; a K-major B with the 32-byte swizzle "
+                                    "(64 bytes of K per row, wider than its swizzle row) is refused"),
     "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
     "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),
 }
