@@ -34,50 +34,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ptx.nodes import Int, Name, Vector
+from ..ptx.nodes import Int, Vector
 from ..spec import mma as mma_spec
 from ..spec.swizzle import SPAN as SWIZZLE_SPAN
 from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
-from .handlers import CompileError, after_function_compiled, handler
-from .liveness import operand_names
+from .handlers import CompileError, handler
+from .wgmma_inflight import RING, inflight
+from .wgmma_sparse import SparseA, immediate
 from .memory import Fault, gather
 from .sem_matrix import fragment_regs, read_regs, warp_collective, write_regs
 
 _FLOAT16 = ("f16", "bf16")
 _ELEM_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "b1": 1}
-
-
-_RING = 64     # commit points remembered per thread: wgmma.wait_group N needs N < 64
-
-
-class _InFlight:
-    """Operations in flight, per thread of a batch: how many mma_async each thread issued, the
-    issue count at its last commits (a ring), and for every watched register slot the issue that
-    last wrote it (0: none in flight) and the bits it left there."""
-
-    def __init__(self, n: int):
-        self.issued = np.zeros(n, np.int64)
-        self.ring = np.zeros((n, _RING), np.int64)
-        self.ncommit = np.zeros(n, np.int64)
-        self.watch: dict[int, list] = {}        # slot -> [issue (n,), bits (n,), op, name]
-
-    def note(self, slot: int, t, bits, op, name: str) -> None:
-        w = self.watch.get(slot)
-        if w is None:
-            w = self.watch[slot] = [np.zeros(len(self.issued), np.int64),
-                                    np.zeros(len(self.issued), bits.dtype), op, name]
-        w[0][t] = self.issued[t]
-        w[1][t] = bits
-        w[2], w[3] = op, name
-
-
-def _inflight(b) -> _InFlight:
-    st = b.__dict__.get("wgmma_inflight")
-    if st is None:
-        st = b.__dict__["wgmma_inflight"] = _InFlight(b.N)
-    return st
 
 
 def _warp_in_group(b, op, t) -> np.ndarray:
@@ -114,12 +84,6 @@ def _names(node, count: int) -> list[str]:
     return [getattr(x, "name", "?") for x in items]
 
 
-def _const(node, what: str) -> int:
-    if not isinstance(node, Int):
-        raise CompileError(f"wgmma.mma_async: {what} must be an immediate")
-    return int(node.value)
-
-
 @handler("wgmma.fence")
 def compile_wgmma_fence(op, prog):
     # orders register accesses before the next mma_async; the emulator executes in order
@@ -130,8 +94,8 @@ def compile_wgmma_fence(op, prog):
 def compile_wgmma_commit(op, prog):
     def body(b, act):
         t = b.threads(act)
-        st = _inflight(b)
-        st.ring[t, st.ncommit[t] % _RING] = st.issued[t]
+        st = inflight(b)
+        st.ring[t, st.ncommit[t] % RING] = st.issued[t]
         st.ncommit[t] += 1
     warp_collective(op, body)
 
@@ -139,15 +103,15 @@ def compile_wgmma_commit(op, prog):
 @handler("wgmma.wait_group")
 def compile_wgmma_wait(op, prog):
     ops = list(op.ins.operands)
-    keep = _const(ops[0], "the group count N") if ops else 0
-    if not 0 <= keep < _RING:
-        raise CompileError(f"wgmma.wait_group {keep}: ptxld follows at most {_RING - 1} pending groups")
+    keep = immediate(ops[0], "the group count N") if ops else 0
+    if not 0 <= keep < RING:
+        raise CompileError(f"wgmma.wait_group {keep}: ptxld follows at most {RING - 1} pending groups")
 
     def body(b, act):
         t = b.threads(act)
-        st = _inflight(b)
+        st = inflight(b)
         newest = st.ncommit[t] - 1 - keep              # the newest group that must be complete
-        done = np.where(newest >= 0, st.ring[t, newest % _RING], 0)
+        done = np.where(newest >= 0, st.ring[t, newest % RING], 0)
         for slot, (issue, bits, issuer, name) in st.watch.items():
             retire = (issue[t] > 0) & (issue[t] <= done)
             if not retire.any():
@@ -214,53 +178,6 @@ class _Operand:
         return np.ascontiguousarray(out).view(width).astype(np.uint64)
 
 
-class _Sparsity:
-    """Sparse A (`wgmma.mma_async.sp`): the metadata operand and the sparsity selector, and how
-    the compressed 64 × K/2 A becomes the dense 64 × K one (spec.WGMMA_SPARSE)."""
-
-    def __init__(self, op, prog, form: mma_spec.WgmmaSparse, meta_node, selector_node):
-        ins = op.ins
-        self.op, self.form = op, form
-        self.selector = _const(selector_node, "the sparsity selector")
-        if self.selector not in form.selectors:
-            raise CompileError(f"wgmma.mma_async.sp .{form.atype}: sparsity selector {self.selector} "
-                               f"is not one of {', '.join(map(str, form.selectors))}")
-        self.meta = prog.source(meta_node, ".b32", ins)
-        lay = matrix_layouts.wgmma_sparse_metadata_layout(form.atype, self.selector)
-        # per warp: its 16 rows are rows 0..15 of the warpgroup's layout shifted by 16w lanes
-        self.lane = lay.thread[:16].astype(np.int64)             # (16, chunks): lane in the warp
-        self.shift = (4 * lay.nibble[:16]).astype(np.uint64)
-
-    def expand(self, b, act, t, wig, comp: np.ndarray) -> np.ndarray:
-        """Dense A rows (warps, 16, K) from the compressed rows (warps, 16, K/2) of each warp."""
-        f = self.form
-        nw = comp.shape[0]
-        meta = self.meta(b, act).astype(np.uint64).reshape(nw, 32)
-        nib = (meta[:, self.lane] >> self.shift) & np.uint64(0xF)      # (warps, 16, chunks)
-        lo, hi = (nib & np.uint64(3)).astype(np.int64), (nib >> np.uint64(2)).astype(np.int64)
-        bad = (lo % 2 != 0) | (hi != lo + 1) if f.half_indices else lo == hi
-        if bad.any():
-            w, r, c = (int(x) for x in np.argwhere(bad)[0])
-            lane = int(self.lane[r, c])
-            want = ("0b0100 or 0b1110 (the element of its pair)" if f.half_indices
-                    else "two different indices")
-            raise b.error(errors.WarpSyncError, self.op, int(t[32 * w + lane]),
-                          f"wgmma.mma_async.sp metadata of lane {lane} gives row {16 * int(wig[w]) + r} "
-                          f"chunk {c} (K {f.chunk * c}-{f.chunk * c + f.chunk - 1}) the field "
-                          f"{int(nib[w, r, c]):#06b} (metadata {int(meta[w, lane]):#010x})",
-                          f"{want} per chunk (the PTX ISA leaves the result undefined)")
-        dense = np.zeros(comp.shape[:2] + (f.k,), comp.dtype)
-        w_ix = np.arange(nw)[:, None, None]
-        r_ix = np.arange(16)[None, :, None]
-        base = f.chunk * np.arange(f.chunks)[None, None, :]
-        if f.half_indices:
-            dense[w_ix, r_ix, base + lo // 2] = comp
-        else:
-            dense[w_ix, r_ix, base + lo] = comp[:, :, 0::2]
-            dense[w_ix, r_ix, base + hi] = comp[:, :, 1::2]
-        return dense
-
-
 @handler("wgmma.mma_async", "wgmma.mma_async.sp")
 def compile_wgmma_mma(op, prog):
     ins, d = op.ins, op.ins.decoded
@@ -291,7 +208,7 @@ def compile_wgmma_mma(op, prog):
         if len(rest) < 2:
             raise CompileError("wgmma.mma_async.sp takes the metadata and the sparsity selector "
                                "after the descriptors")
-        sparsity = _Sparsity(op, prog, form, rest[0], rest[1])
+        sparsity = SparseA(op, prog, form, rest[0], rest[1])
         rest = rest[2:]
     integer = atype in ("s8", "u8", "b1")
     n_imm = 0 if integer else (2 if atype not in _FLOAT16 else (3 if a_in_regs else 4))
@@ -299,9 +216,9 @@ def compile_wgmma_mma(op, prog):
         raise CompileError(f"{d.name} .{atype} with A in {'registers' if a_in_regs else 'shared memory'} "
                            f"takes scale-d and {n_imm} immediate(s) after the "
                            f"{'sparsity selector' if sparse else 'descriptors'}")
-    scale_d = (lambda b, act, v=_const(rest[0], "scale-d"): np.full(b.count(act), bool(v))) \
+    scale_d = (lambda b, act, v=immediate(rest[0], "scale-d"): np.full(b.count(act), bool(v))) \
         if isinstance(rest[0], Int) else prog.source(rest[0], ".pred", ins)
-    imms = [_const(x, "imm-scale/imm-trans") for x in rest[1:]]
+    imms = [immediate(x, "imm-scale/imm-trans") for x in rest[1:]]
     neg_a = imms[0] == -1 if imms else False
     neg_b = imms[1] == -1 if len(imms) > 1 else False
     trans_a = bool(imms[3]) if len(imms) == 4 else False
@@ -347,7 +264,7 @@ def compile_wgmma_mma(op, prog):
         dvals = dfull[warp_ix[..., None, None], drows, dcols].reshape((len(t),) + dl.rows.shape[1:])
         regs = matrix_layouts.pack(dvals, dl.frag)
         write_regs(b, dslots, t, regs)
-        st = _inflight(b)
+        st = inflight(b)
         st.issued[t] += 1
         for j, slot in enumerate(dslots):
             st.note(slot, t, regs[:, j], op, dnames[j])
@@ -357,66 +274,3 @@ def compile_wgmma_mma(op, prog):
                 if slot not in dslots:
                     st.note(slot, t, now_a[:, j], op, anames[j])
     warp_collective(op, body)
-
-
-# ---- accesses to the registers of an operation in flight ----------------------------------------
-
-def _register_slots(prog, op) -> set[int]:
-    """The register slots an instruction names anywhere (operands and guard)."""
-    ins = op.ins
-    nodes = list(ins.operands) + ([ins.guard.name] if ins.guard is not None else [])
-    out = set()
-    for node in nodes:
-        for name in operand_names(node):
-            if not isinstance(name, Name):
-                continue
-            try:
-                out.update(s for s, _ in prog.vector_regs(name, ins))
-            except CompileError:            # a label, a variable, a parameter: no register
-                pass
-    return out
-
-
-@after_function_compiled
-def _watch_operand_registers(prog, fn) -> None:
-    """Every instruction of a function with wgmma.mma_async that names one of its D or A
-    registers (other than the wgmma instructions themselves: chained operations on the same
-    accumulators are the ISA's intended use) checks, before it runs, that no operation is in
-    flight on them for its threads. Only those instructions pay for the check."""
-    code = prog.code[fn.entry_pc:fn.end_pc]
-    watched = set()
-    for op in code:
-        watched |= op.info.get("wgmma_registers", frozenset())
-    if not watched:
-        return
-    for op in code:
-        if op.ins is None or op.ins.decoded.mnemonic == "wgmma":
-            continue
-        slots = _register_slots(prog, op) & watched
-        if slots:
-            op.run = _guarded(op, tuple(sorted(slots)), op.run)
-
-
-def _guarded(op, slots: tuple, run):
-    def guarded(b, *rest):              # SIMPLE ops get (act), CONTROL ops (idx, act)
-        st = b.__dict__.get("wgmma_inflight")
-        if st is not None:
-            t = b.threads(rest[-1])
-            for slot in slots:
-                w = st.watch.get(slot)
-                if w is not None:
-                    live = w[0][t] > 0
-                    if live.any():
-                        _access_error(b, op, t[live], w)
-        return run(b, *rest)
-    return guarded
-
-
-def _access_error(b, op, threads, watch) -> None:
-    _, _, issuer, name = watch
-    raise b.error(errors.AsyncRegisterError, op, int(threads[0]),
-                  f"register `{name}` is an operand of the wgmma.mma_async at line {issuer.line}, "
-                  "still in flight: accessed before the `wgmma.wait_group` that waits for it",
-                  "no access to an operand register of a wgmma.mma_async until a "
-                  "wgmma.wait_group covers it (the PTX ISA leaves the result undefined)",
-                  others=len(threads) - 1)
