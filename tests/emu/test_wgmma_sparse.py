@@ -25,6 +25,8 @@ FORMS = [  # atype, btype, dtype, n, selector, A in registers
     ("e4m3", "e5m2", "f32", 16, 0, True), ("e5m2", "e4m3", "f16", 16, 0, False),
     ("e4m3", "e4m3", "f16", 8, 0, True),
     ("s8", "s8", "s32", 16, 0, True), ("u8", "s8", "s32", 24, 0, False), ("s8", "u8", "s32", 8, 0, True),
+    # the widest N
+    ("f16", "f16", "f16", 256, 0, False), ("tf32", "tf32", "f32", 256, 1, True), ("u8", "u8", "s32", 256, 0, True),
 ]
 
 

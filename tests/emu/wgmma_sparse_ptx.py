@@ -34,7 +34,6 @@ def kernel_ptx(atype: str, btype: str, dtype: str, n: int, selector: int, *, a_i
     loads = "\n".join(f"  ld.global.b32 %d{i}, [%rd20+{4 * i}];" for i in range(nd))
     stores = "\n".join(f"  st.global.b32 [%rd20+{4 * i}], %d{i};" for i in range(nd))
     a_op = "{%a0, %a1, %a2, %a3}" if a_in_regs else "%rd11"
-    satfinite = ""
     return f""".version 8.7
 .target sm_90a
 .address_size 64
@@ -91,7 +90,7 @@ COPY:
   add.s64 %rd15, %rd12, %rd14;
 
   wgmma.fence.sync.aligned;
-  wgmma.mma_async.sp.sync.aligned.m64n{n}k{k}{satfinite}.{dtype}.{atype}.{btype} {{{dregs}}}, {a_op}, %rd15, %m, {selector}, 1{imm_list(atype, a_in_regs, scale_a)};
+  wgmma.mma_async.sp.sync.aligned.m64n{n}k{k}.{dtype}.{atype}.{btype} {{{dregs}}}, {a_op}, %rd15, %m, {selector}, 1{imm_list(atype, a_in_regs, scale_a)};
   wgmma.commit_group.sync.aligned;
 {touch}
   wgmma.wait_group.sync.aligned 0;

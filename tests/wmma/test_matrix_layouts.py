@@ -198,3 +198,15 @@ def test_explain_rejects_a_sparse_wgmma_form_the_isa_lacks():
                    "wgmma.mma_async.sp.sync.aligned.m64n40k64.s32.s8.s8"):       # N not taken by s8
         res = CliRunner().invoke(main, ["explain", opcode])
         assert res.exit_code != 0 and "no such form" in res.output, res.output
+
+
+def test_every_sparse_wgmma_form_is_a_complete_layout():
+    for atype, form in spec.WGMMA_SPARSE.items():
+        for dtype in spec.WGMMA_ACC[atype]:
+            for n in spec.wgmma_n_values(atype):
+                lays = M.wgmma_sparse_layouts(n, atype, dtype)          # layout_of validates
+                assert lays["a"].dims == (64, form.k // 2) and lays["d"].dims == (64, n)
+        for sel in form.selectors:       # every (row, chunk) field in exactly one (thread, nibble)
+            lay = M.wgmma_sparse_metadata_layout(atype, sel)
+            fields = {lay.field(r, c) for r in range(64) for c in range(form.chunks)}
+            assert len(fields) == 64 * form.chunks

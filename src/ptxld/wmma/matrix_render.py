@@ -221,8 +221,8 @@ def _wgmma_sp(d) -> tuple[str, dict]:
             "descriptor. The metadata operand is a 32-bit register; the sparsity selector (an "
             f"immediate: {' or '.join(map(str, form.selectors))}) names which threads of each quad "
             "hold it. Warp w describes its rows 16w..16w+15.",
-            "", metadata_table(metas[f"meta{form.selectors[0]}"],
-                               f"metadata, selector {form.selectors[0]} (T: thread of the quad; bits of its register):")]
+            "", metadata_table(metas[f"meta{form.selectors[0]}"], f"metadata, selector {form.selectors[0]} "
+                                                                  "(T: thread of the quad; bits of its register):")]
     for sel in form.selectors[1:]:
         text.append(metadata_table(metas[f"meta{sel}"], f"metadata, selector {sel}:"))
     text += ["", fragment_table(lays["d"], f"D: {lays['d'].nregs} register(s) per thread, "
