@@ -10,8 +10,10 @@
 //   (group % 4) + 4h;
 //   8-bit types, K = 64, selector 0: q = h + 2 (group / 8), field group % 8
 // (the mma.sp maps recorded on an H200, tools/hw/sparse_maps.cu, applied per warp).
+//   .tf32, K = 16 (1:2: one non-zero in every pair of K elements), selector F: as the 16-bit
+//   types, one field per pair: 0b0100 when element 0 of the pair is kept, 0b1110 for element 1.
 // Compressed A is the dense wgmma A operand of half the K: in registers (f16 kernel) the
-// m64nNk16 fragment, in shared memory (s8 kernel) a K-major 128B-swizzled tile.
+// m64nNk16 fragment, in shared memory (s8 and tf32 kernels) a K-major 128B-swizzled tile.
 // B (given as Bt, 16 x K, row-major) is K-major with a 128-byte swizzle; each K step's 64 bytes
 // of K sit in one 128-byte swizzle row. Built for sm_90a only.
 // Cases: tests/kernels/cases_matrix.py (references: NumPy products of the dense A).
@@ -132,6 +134,48 @@ extern "C" __global__ void wgmma_sp_s8_desc(const int8_t* A, const int8_t* Bt, i
     uint64_t da = desc_sw128(a0 + 32 * ks), db = desc_sw128(smem_u32(sB) + 64 * ks);
     asm volatile("wgmma.mma_async.sp.sync.aligned.m64n16k64.s32.s8.s8 " D8 ", %8, %9, %10, 0, 1;"
                  : OUT8R : "l"(da), "l"(db), "r"(meta[ks]));
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  for (int i = 0; i < 8; ++i) D[(16 * w + g + 8 * ((i / 2) % 2)) * 16 + 8 * (i / 4) + 2 * q + i % 2] = d[i];
+}
+
+// D (64 x 16 f32) = A (64 x 32 tf32, 1:2 sparse) * Bt^T; A compressed into shared memory (K-major,
+// 128B swizzle, 64 bytes per row), selector 1, two K steps of 16.
+extern "C" __global__ void wgmma_sp_tf32_desc(const float* A, const float* Bt, float* D) {
+  constexpr int K = 32;
+  __shared__ alignas(1024) unsigned char sA[64 * 128], sB[16 * 128];
+  stage_bt(Bt, K, sB);
+  const uint32_t a0 = smem_u32(sA);
+  for (int i = threadIdx.x; i < 64 * (K / 2); i += 128) {     // one pair per iteration
+    int r = i / (K / 2), pair = i % (K / 2);
+    const float* row = A + r * K;
+    int kept = row[2 * pair] != 0.f ? 0 : (row[2 * pair + 1] != 0.f ? 1 : 0);
+    *reinterpret_cast<float*>(sA + (swz128(a0 + (r / 8) * 1024 + (r % 8) * 128 + 4 * pair) - a0)) =
+        row[2 * pair + kept];
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const int t = threadIdx.x, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
+  uint32_t meta[2] = {0, 0};
+  if (q >= 2) {                          // selector 1: q = 2 pairs 0-3, q = 3 pairs 4-7 of a step
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks)
+      for (int h = 0; h < 2; ++h)
+        for (int c = 0; c < 4; ++c) {
+          const float* row = A + (16 * w + g + 8 * h) * K + 16 * ks;
+          int pair = c + 4 * (q - 2);
+          uint32_t field = row[2 * pair] != 0.f ? 0x4u : (row[2 * pair + 1] != 0.f ? 0xEu : 0x4u);
+          meta[ks] |= field << (4 * (c + 4 * h));
+        }
+  }
+  float d[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+  for (int ks = 0; ks < 2; ++ks) {
+    uint64_t da = desc_sw128(a0 + 32 * ks), db = desc_sw128(smem_u32(sB) + 64 * ks);
+    asm volatile("wgmma.mma_async.sp.sync.aligned.m64n16k16.f32.tf32.tf32 " D8 ", %8, %9, %10, 1, 1, 1, 1;"
+                 : OUT8F : "l"(da), "l"(db), "r"(meta[ks]));
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
