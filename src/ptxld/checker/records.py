@@ -625,9 +625,6 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
     return out
 
 
-_SPARSE_DECLS = ".reg .f32 %f<5>;\n.reg .b64 %rd<3>;\n.reg .b32 %r<2>;"
-
-
 @rule(Trigger.INSTRUCTION,
     Rule("PTX0810", "sparsity-selector", "error", "a sparsity selector the sparse wgmma form does not take",
          "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)",
@@ -635,9 +632,9 @@ _SPARSE_DECLS = ".reg .f32 %f<5>;\n.reg .b64 %rd<3>;\n.reg .b32 %r<2>;"
          "metadata: 0 or 1 for .f16, .bf16 and .tf32 A, only 0 for the 8-bit types (.e4m3, .e5m2, "
          ".s8, .u8), whose metadata fills all four.",
          Example(body="wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, "
-                      "%rd1, %rd2, %r1, 1, 1, 1, 1;", target="sm_90a", decls=_SPARSE_DECLS),
+                      "%rd1, %rd2, %r1, 1, 1, 1, 1;", target="sm_90a"),
          Example(body="wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, "
-                      "%rd1, %rd2, %r1, 0, 1, 1, 1;", target="sm_90a", decls=_SPARSE_DECLS),
+                      "%rd1, %rd2, %r1, 0, 1, 1, 1;", target="sm_90a"),
          ptxas="error: Argument 4 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected "
                "value '1', expected to be 0"))
 def check_sparsity_selector(c: Checker, ins) -> None:
