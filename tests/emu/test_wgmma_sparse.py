@@ -87,8 +87,11 @@ def test_kmajor_b_with_the_32_byte_swizzle_is_refused():
         _run(sp.kernel_ptx("f16", "f16", "f32", 8, 0, a_in_regs=True), args)
 
 
-def test_a_selector_ptxas_refuses_is_refused_at_the_instruction():
+def test_a_selector_ptxas_refuses_is_refused():
     ptx = sp.kernel_ptx("s8", "s8", "s32", 8, 0, a_in_regs=True).replace("%m, 0, 1;", "%m, 1, 1;")
     args, _ = sp.inputs("s8", "s8", "s32", 8, 0, a_in_regs=True)
+    with pytest.raises(emu.ModuleError, match=r"PTX0810.*sparsity selector 1: `.s8` A takes 0"):
+        ptxld.RawModule(ptx)                   # the checker, as ptxas, refuses the module
+    kernel = ptxld.RawModule(ptx, check=False).get_function("k")
     with pytest.raises(emu.UnsupportedInstructionError, match="sparsity selector 1 is not one of 0"):
-        _run(ptx, args)
+        kernel((1, 1, 1), (128, 1, 1), args)    # and the emulator at the instruction
