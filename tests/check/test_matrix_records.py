@@ -137,3 +137,58 @@ def test_wgmma_verdicts_agree_with_ptxas():
         if (rc == 0) != ok:
             disagree.append(f"{name}: ptxas {'accepts' if rc == 0 else 'refuses'}: {msg.strip()[:160]}")
     assert not disagree, "\n".join(disagree)
+
+
+# ---- wgmma.mma_async.sp -----------------------------------------------------------------------------
+
+def _wgmma_sp_cases():
+    """(name, ptx, ptxas should accept): every A type at its smallest, a middle and its largest N,
+    A by descriptor and (16-bit types) from registers, every selector ptxas takes and the next
+    one, and near misses: no selector, an immediate metadata, the dense K."""
+    out = []
+    for atype, form in spec.WGMMA_SPARSE.items():
+        ns = spec.wgmma_n_values(atype)
+        btype = {"e4m3": "e5m2", "s8": "u8"}.get(atype, atype)
+        imms = {"f16": ", 1, -1, 0, 1", "bf16": ", 1, -1, 0, 1"}.get(atype, ", 1, 1")
+        if atype in ("s8", "u8"):
+            imms = ""
+        for dtype in spec.WGMMA_ACC[atype]:
+            for n in (ns[0], ns[len(ns) // 2], ns[-1]):
+                nd = n // 2 if dtype != "f16" else n // 4
+                op = f"wgmma.mma_async.sp.sync.aligned.m64n{n}k{form.k}.{dtype}.{atype}.{btype}"
+                name = f"m64n{n}k{form.k}.{dtype}.{atype}"
+                for sel in form.selectors + (form.selectors[-1] + 1,):
+                    out.append((f"{name}-sel{sel}", _wgmma_kernel(op, dtype, nd, 0, f", %r250, {sel}, %p{imms}"),
+                                sel in form.selectors))
+                out.append((name + "-no-selector", _wgmma_kernel(op, dtype, nd, 0, f", %r250, %p{imms}"), False))
+                out.append((name + "-immediate-metadata", _wgmma_kernel(op, dtype, nd, 0, f", 5, 0, %p{imms}"), False))
+                dense = op.replace(f"k{form.k}.", f"k{form.k // 2}.")
+                out.append((name + "-dense-k", _wgmma_kernel(dense, dtype, nd, 0, f", %r250, 0, %p{imms}"), False))
+                if atype in ("f16", "bf16"):
+                    out.append((name + "-regs-a", _wgmma_kernel(op, dtype, nd, 4, ", %r250, 1, !%p, 1, 1, 1"), True))
+    return out
+
+
+WGMMA_SP_CASES = _wgmma_sp_cases()
+
+
+@pytest.mark.parametrize("name,ptx,ok", WGMMA_SP_CASES, ids=[c[0] for c in WGMMA_SP_CASES])
+def test_wgmma_sp_forms(name, ptx, ok):
+    assert (not _errors(ptx)) == ok, [d.message for d in _errors(ptx)]
+
+
+def test_wgmma_sp_selector_is_named():
+    ptx = next(p for n, p, _ in WGMMA_SP_CASES if n == "m64n8k64.f32.e4m3-sel1")
+    (d,) = _errors(ptx)
+    assert d.code == "PTX0821" and "takes 0" in d.message
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not on PATH")
+def test_wgmma_sp_verdicts_agree_with_ptxas():
+    disagree = []
+    for name, ptx, ok in WGMMA_SP_CASES[::3]:
+        rc, msg = assemble(ptx)
+        if (rc == 0) != ok:
+            disagree.append(f"{name}: ptxas {'accepts' if rc == 0 else 'refuses'}: {msg.strip()[:160]}")
+    assert not disagree, "\n".join(disagree)

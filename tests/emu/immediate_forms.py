@@ -104,11 +104,12 @@ NO_IMMEDIATE = {
        for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset") for n in "24"},
     # the matrix and asynchronous instructions: fragments of registers and addresses, and
     # operands that are immediates in every form (cp-size, wait_group N, wgmma's scale and
-    # transpose immediates, mma.sp's sparsity selector): no position where an immediate stands
-    # for a register
+    # transpose immediates, the sparsity selectors; ptxas refuses an immediate metadata operand
+    # of wgmma.mma_async.sp): no position where an immediate stands for a register
     **{name: "register fragments and addresses only" for name in (
         "ldmatrix", "stmatrix", "movmatrix", "mma", "mma.sp", "mma.sp::ordered_metadata",
-        "wgmma", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "wgmma.mma_async")},
+        "wgmma", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "wgmma.mma_async",
+        "wgmma.mma_async.sp")},
     **{name: "no operand but addresses, or immediates in every form" for name in (
         "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all", "cp.async.bulk.commit_group",
         "cp.async.bulk.wait_group", "cp.async.bulk.prefetch.tensor",

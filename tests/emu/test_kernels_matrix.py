@@ -68,9 +68,14 @@ def test_wgmma_accumulator_written_before_the_wait():
     with pytest.raises(emu.AsyncRegisterError) as info:
         kernel((1, 1, 1), (128, 1, 1), args)
     err = info.value
-    # the fourth accumulator register (%3 in the asm) is overwritten by a mov before wait_group
-    assert "wgmma.mma_async" in err.instruction and "wait_group" in str(err)
-    assert err.thread == (0, 0, 0)
+    # the fourth accumulator register (%3 in the asm) is overwritten by a mov before wait_group:
+    # reported at the mov, naming the register and the mma_async's line
+    lines = (KERNELS_DIR / "ptx/sm_90a/matrix_wgmma.ptx").read_text().splitlines()
+    mov = next(i for i, x in enumerate(lines, 1) if x.startswith("mov.f32 %f4, 0f3F800000"))
+    assert err.line == mov and err.instruction.startswith("mov.f32 %f4")
+    assert "wgmma.mma_async" in lines[mov - 2] and f"wgmma.mma_async at line {mov - 1}" in str(err)
+    assert "`%f4`" in str(err) and "wait_group" in str(err) and err.thread == (0, 0, 0)
+    assert err.others == 127
 
 
 def test_wgmma_needs_a_complete_warpgroup():

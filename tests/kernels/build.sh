@@ -7,7 +7,7 @@
 # so sm_90a only) include cuda/sm90_common.cuh and the CCCL <cuda/ptx> headers of the toolkit.
 # The warp-level matrix sources (matrix_*.cu: ldmatrix, stmatrix, movmatrix, mma.sync) include
 # cuda/matrix_common.cuh; matrix_sm90.cu (stmatrix, f64 m16n8k16, e4m3) is built for sm_90 only,
-# matrix_wgmma.cu (wgmma without TMA) for sm_90a only.
+# matrix_wgmma.cu and matrix_wgmma_sparse.cu (wgmma, dense and sparse, without TMA) for sm_90a only.
 # Usage: tests/kernels/build.sh            (NVCC=/path/to/nvcc to pick another compiler)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,6 +47,7 @@ matrix_gemm           $PROGRAM_ARCHS
 matrix_fragments      $PROGRAM_ARCHS
 matrix_sm90           sm_90
 matrix_wgmma          sm_90a
+matrix_wgmma_sparse   sm_90a
 matrix_sparse         $PROGRAM_ARCHS
 arith_int128          $PROGRAM_ARCHS
 arith_video           $PROGRAM_ARCHS

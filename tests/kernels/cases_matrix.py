@@ -322,6 +322,45 @@ add(name="wgmma_tf32_sw128", source="matrix_wgmma.cu", entry="wgmma_tf32_sw128",
     make_args=lambda: [*(x.astype(np.float32).ravel() for x in _wg_inputs(32)), np.zeros(64 * 16, np.float32)],
     reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_wg_inputs(32))])
 
+# ---- matrix_wgmma_sparse.cu (sm_90a): wgmma.mma_async.sp, A dense 2:4 sparse, compressed by the kernel
+
+def _wg_sparse_inputs(k: int, lo: int, hi: int):
+    """A (64 x k) with two non-zeros or fewer in every group of four K elements; Bt (16 x k)."""
+    r = _rng()
+    a = r.integers(lo, hi, (64, k))
+    for row in range(64):
+        for g in range(k // 4):
+            a[row, 4 * g + r.choice(4, 2, replace=False)] = 0
+    return a, r.integers(lo, hi, (16, k))
+
+
+add(name="wgmma_sp_f16_regs", source="matrix_wgmma_sparse.cu", entry="wgmma_sp_f16_regs", grid=1, block=128,
+    archs=("sm_90a",), outputs=[2],
+    make_args=lambda: [*(x.astype(np.float16).ravel() for x in _wg_sparse_inputs(64, -3, 4)),
+                       np.zeros(64 * 16, np.float32)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_wg_sparse_inputs(64, -3, 4))])
+add(name="wgmma_sp_s8_desc", source="matrix_wgmma_sparse.cu", entry="wgmma_sp_s8_desc", grid=1, block=128,
+    archs=("sm_90a",), outputs=[2],
+    make_args=lambda: [*(x.astype(np.int8).ravel() for x in _wg_sparse_inputs(128, -128, 128)),
+                       np.zeros(64 * 16, np.int32)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.int32).ravel())(*_wg_sparse_inputs(128, -128, 128))])
+
+
+def _wg_tf32_sparse_inputs():
+    """A (64 x 32) with one non-zero or none in every pair of K elements; Bt (16 x 32)."""
+    r = _rng()
+    a = r.integers(-3, 4, (64, 32))
+    a[np.arange(64)[:, None], 2 * np.arange(16)[None, :] + r.integers(0, 2, (64, 16))] = 0
+    return a, r.integers(-3, 4, (16, 32))
+
+
+add(name="wgmma_sp_tf32_desc", source="matrix_wgmma_sparse.cu", entry="wgmma_sp_tf32_desc", grid=1, block=128,
+    archs=("sm_90a",), outputs=[2],
+    make_args=lambda: [*(x.astype(np.float32).ravel() for x in _wg_tf32_sparse_inputs()),
+                       np.zeros(64 * 16, np.float32)],
+    reference=lambda args: [(lambda a, bt: (a @ bt.T).astype(np.float32).ravel())(*_wg_tf32_sparse_inputs())])
+
+
 add(name="mma_m8n8k4_f16_colrow", source="matrix_gemm.cu", entry="mma_m8n8k4_f16_colrow", grid=1, block=32,
     make_args=lambda: [x.astype(np.float16).ravel() for x in _qp_inputs()] + [np.zeros(256, np.float16)],
     outputs=[2], reference=lambda args: [

@@ -133,3 +133,80 @@ def test_explain_mma_sp_names_the_metadata_threads():
     # 8-bit types: thread 2F + (row >= 8) holds a whole row's 8 nibbles (H200 record)
     assert "row g: K0-3: T0 [3:0]" in text and "row g+8: K0-3: T1 [3:0]" in text
     assert lays["a"].nregs == 2
+
+
+# ---- sparse wgmma (wgmma.mma_async.sp) -----------------------------------------------------------
+
+def _isa_metadata_field(atype: str, selector: int, row: int, chunk: int) -> tuple[int, int]:
+    """(warpgroup thread, nibble) of the metadata of (row, chunk): per warp w its rows 16w..16w+15,
+    g = row % 8, h = 1 for the second eight rows; 16-bit and tf32 A: quad thread 2F + chunk / 4,
+    nibble chunk % 4 + 4h; 8-bit A: quad thread h + 2 (chunk / 8), nibble chunk % 8."""
+    w, local = divmod(row, 16)
+    g, h = local % 8, local // 8
+    if spec.ELEMENT_BITS[atype] == 8:
+        quad, nibble = h + 2 * (chunk // 8), chunk % 8
+    else:
+        quad, nibble = 2 * selector + chunk // 4, chunk % 4 + 4 * h
+    return 32 * w + 4 * g + quad, nibble
+
+
+@pytest.mark.parametrize("atype,chunks,selectors", [
+    ("f16", 8, (0, 1)), ("bf16", 8, (0, 1)), ("tf32", 8, (0, 1)), ("e4m3", 16, (0,)),
+    ("e5m2", 16, (0,)), ("s8", 16, (0,)), ("u8", 16, (0,))])
+def test_wgmma_sparse_metadata_layout(atype, chunks, selectors):
+    assert spec.WGMMA_SPARSE[atype].selectors == selectors       # ptxas 13.0's range
+    for sel in selectors:
+        lay = M.wgmma_sparse_metadata_layout(atype, sel)
+        assert lay.dims == (64, chunks)
+        for row in range(64):
+            for chunk in range(chunks):
+                assert lay.field(row, chunk) == _isa_metadata_field(atype, sel, row, chunk)
+    with pytest.raises(ValueError, match="sparsity selector"):
+        M.wgmma_sparse_metadata_layout(atype, 2)
+    assert "b1" not in spec.WGMMA_SPARSE
+
+
+@pytest.mark.parametrize("atype,k", [("f16", 32), ("tf32", 16), ("s8", 64)])
+def test_wgmma_sparse_a_is_the_dense_a_fragment_of_half_the_k(atype, k):
+    assert spec.WGMMA_SPARSE[atype].k == k
+    lay = M.wgmma_sparse_layouts(16, atype, "s32" if atype == "s8" else "f32")["a"]
+    assert lay.dims == (64, k // 2) and lay.nregs == 4
+    for (thread, i), got in _elements(lay).items():
+        w, lane = divmod(thread, 32)
+        g, t = lane >> 2, lane & 3
+        want = {"f16": (16 * w + g + 8 * ((i // 2) % 2), 2 * t + i % 2 + 8 * (i // 4)),
+                "tf32": (16 * w + g + 8 * (i % 2), t + 4 * (i // 2)),
+                "s8": (16 * w + g + 8 * ((i // 4) % 2), 4 * t + i % 4 + 16 * (i // 8))}[atype]
+        assert got == want
+
+
+def test_explain_wgmma_sp_table_and_svg(tmp_path):
+    out = tmp_path / "sp.svg"
+    res = CliRunner().invoke(main, ["explain", "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16",
+                                    "--svg", str(out)])
+    assert res.exit_code == 0, res.output
+    # selector 1: quad threads 2 (K 0-15) and 3 (K 16-31); rows g+8 in the upper 16 bits
+    assert "row g  : K0-3: T2 [3:0]" in res.output and "K16-19: T3 [19:16]" in res.output
+    assert "compressed A from registers: 4 register(s)" in res.output
+    svg = ET.parse(out).getroot()
+    rects = [e for e in svg.iter() if e.tag.endswith("rect")]
+    assert len(rects) == 64 * 16 + 64 * 8 + 2 * 64 * 8      # compressed A, D, two metadata maps
+
+
+def test_explain_rejects_a_sparse_wgmma_form_the_isa_lacks():
+    for opcode in ("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16",      # K of the dense form
+                   "wgmma.mma_async.sp.sync.aligned.m64n40k64.s32.s8.s8"):       # N not taken by s8
+        res = CliRunner().invoke(main, ["explain", opcode])
+        assert res.exit_code != 0 and "no such form" in res.output, res.output
+
+
+def test_every_sparse_wgmma_form_is_a_complete_layout():
+    for atype, form in spec.WGMMA_SPARSE.items():
+        for dtype in spec.WGMMA_ACC[atype]:
+            for n in spec.wgmma_n_values(atype):
+                lays = M.wgmma_sparse_layouts(n, atype, dtype)          # layout_of validates
+                assert lays["a"].dims == (64, form.k // 2) and lays["d"].dims == (64, n)
+        for sel in form.selectors:       # every (row, chunk) field in exactly one (thread, nibble)
+            lay = M.wgmma_sparse_metadata_layout(atype, sel)
+            fields = {lay.field(r, c) for r in range(64) for c in range(form.chunks)}
+            assert len(fields) == 64 * form.chunks

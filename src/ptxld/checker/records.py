@@ -13,6 +13,7 @@ from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
 from ..spec import tensormap as tensormap_spec
+from ..spec.mma import WGMMA_SPARSE
 from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
@@ -623,6 +624,40 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                                 f"`{item.name}` ({var.type}) cannot be an element of operand `{name}` "
                                 f"of `{ins.opcode}` ({' or '.join(types)})", "register type"))
     return out
+
+
+@rule(Trigger.INSTRUCTION,
+    Rule("PTX0821", "sparsity-selector", "error", "a sparsity selector the sparse wgmma form does not take",
+         "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)",
+         "The sparsity selector, an immediate, says which threads of each group of four hold the "
+         "metadata: 0 or 1 for .f16, .bf16 and .tf32 A, only 0 for the 8-bit types (.e4m3, .e5m2, "
+         ".s8, .u8), whose metadata fills all four.",
+         Example(body="wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, "
+                      "%rd1, %rd2, %r1, 1, 1, 1, 1;", target="sm_90a"),
+         Example(body="wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, "
+                      "%rd1, %rd2, %r1, 0, 1, 1, 1;", target="sm_90a"),
+         ptxas="error: Argument 4 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected "
+               "value '1', expected to be 0"))
+def check_sparsity_selector(c: Checker, ins) -> None:
+    """The selector operand (`sel` of the record's forms) of wgmma.mma_async.sp against the
+    selectors of its A type (spec.mma.WGMMA_SPARSE)."""
+    d = ins.decoded
+    if d.name != "wgmma.mma_async.sp":
+        return
+    atype = d.get("atype")
+    sparse = WGMMA_SPARSE.get(atype[1:]) if atype else None
+    forms = matching_forms(d)
+    if sparse is None or not forms or ins.operand_error is not None:
+        return
+    names = [name for name, _, _ in d.spec.operand_roles(forms[0])]
+    ops = ins.operands
+    at = names.index("sel")
+    if len(ops) != len(names) or not isinstance(ops[at], Int) or int(ops[at].value) in sparse.selectors:
+        return
+    allowed = " or ".join(map(str, sparse.selectors))
+    c.emit("PTX0821", ops[at].start, ops[at].end,
+           f"sparsity selector {int(ops[at].value)}: `{atype}` A takes {allowed}",
+           label=f"{allowed} here")
 
 
 @rule(Trigger.FAMILY, also=("PTX0801",))

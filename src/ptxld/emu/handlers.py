@@ -93,6 +93,16 @@ def resolve_stall(batch) -> bool:
     return any(fn(batch) for _, fn in STALL_RESOLVERS)
 
 
+# Called with (program, function) once every instruction of the function is compiled: a
+# semantics module may then wrap the instructions it has to watch (wgmma operand registers).
+FUNCTION_HOOKS: list = []
+
+
+def after_function_compiled(fn):
+    FUNCTION_HOOKS.append(fn)
+    return fn
+
+
 # Called with (batch, sorted thread indices) just before threads exit: asynchronous operations
 # still in flight are finished or reported.
 EXIT_HOOKS: list = []

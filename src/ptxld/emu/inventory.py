@@ -43,7 +43,8 @@ NOTES: dict[str, tuple[str, str]] = {
     "mma.sp": (LIMITED, "the .f16/.bf16, .tf32, .s8/.u8, .s4/.u4 and .e4m3/.e5m2 forms; the "
                         ".kind::f8f6f4 (.e2m1/.e3m2/.e2m3, sm_120a) and .block_scale forms are "
                         "not run"),
-    "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
+    "wgmma.mma_async.sp": (LIMITED, "every shape and type; a K-major B with the 32-byte swizzle "
+                                    "(64 bytes of K per row, wider than its swizzle row) is refused"),
     "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
     "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),
 }

@@ -16,29 +16,33 @@ from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Si
 _UNKNOWN = object()          # key counted for an operand this walk cannot see into
 
 
-def _names(node, out: Counter) -> None:
+def operand_names(node):
+    """Every Name inside an operand (registers, variables, labels), in order; `_UNKNOWN` for a
+    part this walk cannot see into."""
     if isinstance(node, Name):
-        out[node.name] += 1
+        yield node
     elif isinstance(node, (Int, Float, Sink)) or node is None:
         return
-    elif isinstance(node, Vector):
+    elif isinstance(node, (Vector, ParenList)):
         for x in node.items:
-            _names(x, out)
+            yield from operand_names(x)
     elif isinstance(node, Address):
-        _names(node.base, out)
+        yield from operand_names(node.base)
         for x in node.items or ():
-            _names(x, out)
+            yield from operand_names(x)
     elif isinstance(node, Expr):
         for x in node.args:
-            _names(x, out)
+            yield from operand_names(x)
     elif isinstance(node, PredPair):
-        _names(node.first, out)
-        _names(node.second, out)
-    elif isinstance(node, ParenList):
-        for x in node.items:
-            _names(x, out)
+        yield from operand_names(node.first)
+        yield from operand_names(node.second)
     else:
-        out[_UNKNOWN] += 1
+        yield _UNKNOWN
+
+
+def _names(node, out: Counter) -> None:
+    for name in operand_names(node):
+        out[name if name is _UNKNOWN else name.name] += 1
 
 
 def name_counts(prog, fn) -> Counter:

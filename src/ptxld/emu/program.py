@@ -18,7 +18,7 @@ from . import ptxtypes
 # the semantics modules register their handlers on import
 from . import (sem_async, sem_cache, sem_cluster, sem_matrix, sem_mbarrier, sem_mem,  # noqa: F401
                sem_stack, sem_tensor, sem_video, sem_warp, sem_wgmma)
-from .handlers import SIMPLE, CompileError, CompiledOp, handler_for
+from .handlers import FUNCTION_HOOKS, SIMPLE, CompileError, CompiledOp, handler_for
 from .memory import LAYOUT32, LAYOUT64, Fault, Segment
 from .sem_alu import compile_alu
 from .sem_control import compile_fallthrough_end
@@ -366,6 +366,8 @@ class Program:
             self._current_func = fn
             for pc in range(fn.entry_pc, fn.end_pc):
                 self._compile(self.code[pc])
+            for hook in FUNCTION_HOOKS:
+                hook(self, fn)
         self._current_func = None
 
     def _collect(self, block, out, labels, tables=None):

@@ -1,5 +1,5 @@
-"""Warpgroup-level matrix multiply-accumulate (sm_90a): wgmma.fence, wgmma.mma_async,
-wgmma.commit_group, wgmma.wait_group.
+"""Warpgroup-level matrix multiply-accumulate (sm_90a): wgmma.fence, wgmma.mma_async (dense and
+sparse, `.sp`), wgmma.commit_group, wgmma.wait_group.
 
 Execution policy (the ISA makes the result visible only after `wgmma.wait_group`, and leaves
 undefined any access to the operand registers before then):
@@ -10,15 +10,22 @@ undefined any access to the operand registers before then):
   wait — cannot tell this from a later completion. Chained operations on the same accumulators
   (several mma_async before one wait, as every K loop does) see each other's results in order,
   as the ISA guarantees.
-* The operand registers (D, and A when in registers) of every operation in flight are watched:
-  `wgmma.wait_group N` checks that each register of the groups it retires still holds what the
-  operation left there, and reports an `AsyncRegisterError` naming the mma_async (file:line),
-  the thread and the register otherwise. Reads before the wait are not detected (they see the
-  result early).
+* The operand registers (D, and A when in registers) of every operation in flight are watched.
+  Any other instruction that names one of them (reads or writes it) checks, before it runs,
+  that no operation is in flight on it for its threads, and reports an `AsyncRegisterError`
+  there (its file:line, the thread, the register, the mma_async's line) otherwise; the check
+  is compiled only into the instructions that name such a register. `wgmma.wait_group N` also
+  checks that each register of the groups it retires still holds what the operation left
+  there (a write the static watch cannot see).
 * A warpgroup is four consecutive warps of a CTA starting at a multiple of four; each warp
   computes its own 16 rows of D (rows 16w..16w+15 depend only on its A rows and on B), so the
   warps of a group need not arrive together. Every lane of each warp must execute the
   instruction (`.sync.aligned`), and the warpgroup must be complete.
+
+Sparse A (`wgmma.mma_async.sp`): A arrives compressed (64 × K/2, in the dense instruction's
+register fragment or shared-memory layout) and is expanded with the metadata operand
+(`ptxld.spec.mma.WGMMA_SPARSE`, layout `ptxld.wmma.matrix.wgmma_sparse_metadata_layout`); a
+metadata field the ISA calls invalid is reported instead of computing an undefined result.
 
 Descriptors and the shared-memory layouts they describe: `ptxld.spec.mma.Descriptor` and
 `operand_addresses` (swizzle from `ptxld.spec.swizzle`). Arithmetic: `ptxld.wmma.mma_math`.
@@ -29,46 +36,18 @@ import numpy as np
 
 from ..ptx.nodes import Int, Vector
 from ..spec import mma as mma_spec
+from ..spec.swizzle import SPAN as SWIZZLE_SPAN
 from ..wmma import matrix as matrix_layouts
 from ..wmma import mma_math
 from . import errors
 from .handlers import CompileError, handler, immediate_operand
+from .wgmma_inflight import RING, inflight
+from .wgmma_sparse import SparseA, immediate
 from .memory import Fault, gather
 from .sem_matrix import fragment_regs, read_regs, warp_collective, write_regs
 
 _FLOAT16 = ("f16", "bf16")
 _ELEM_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "b1": 1}
-
-
-_RING = 64     # commit points remembered per thread: wgmma.wait_group N needs N < 64
-
-
-class _InFlight:
-    """Operations in flight, per thread of a batch: how many mma_async each thread issued, the
-    issue count at its last commits (a ring), and for every watched register slot the issue that
-    last wrote it (0: none in flight) and the bits it left there."""
-
-    def __init__(self, n: int):
-        self.issued = np.zeros(n, np.int64)
-        self.ring = np.zeros((n, _RING), np.int64)
-        self.ncommit = np.zeros(n, np.int64)
-        self.watch: dict[int, list] = {}        # slot -> [issue (n,), bits (n,), op, name]
-
-    def note(self, slot: int, t, bits, op, name: str) -> None:
-        w = self.watch.get(slot)
-        if w is None:
-            w = self.watch[slot] = [np.zeros(len(self.issued), np.int64),
-                                    np.zeros(len(self.issued), bits.dtype), op, name]
-        w[0][t] = self.issued[t]
-        w[1][t] = bits
-        w[2], w[3] = op, name
-
-
-def _inflight(b) -> _InFlight:
-    st = b.__dict__.get("wgmma_inflight")
-    if st is None:
-        st = b.__dict__["wgmma_inflight"] = _InFlight(b.N)
-    return st
 
 
 def _warp_in_group(b, op, t) -> np.ndarray:
@@ -105,12 +84,6 @@ def _names(node, count: int) -> list[str]:
     return [getattr(x, "name", "?") for x in items]
 
 
-def _const(node, what: str) -> int:
-    if not isinstance(node, Int):
-        raise CompileError(f"wgmma.mma_async: {what} must be an immediate")
-    return int(node.value)
-
-
 @handler("wgmma.fence")
 def compile_wgmma_fence(op, prog):
     # orders register accesses before the next mma_async; the emulator executes in order
@@ -121,8 +94,8 @@ def compile_wgmma_fence(op, prog):
 def compile_wgmma_commit(op, prog):
     def body(b, act):
         t = b.threads(act)
-        st = _inflight(b)
-        st.ring[t, st.ncommit[t] % _RING] = st.issued[t]
+        st = inflight(b)
+        st.ring[t, st.ncommit[t] % RING] = st.issued[t]
         st.ncommit[t] += 1
     warp_collective(op, body)
 
@@ -130,14 +103,14 @@ def compile_wgmma_commit(op, prog):
 @handler("wgmma.wait_group")
 def compile_wgmma_wait(op, prog):
     keep = immediate_operand(op.ins, "n")
-    if not 0 <= keep < _RING:
-        raise CompileError(f"wgmma.wait_group {keep}: ptxld follows at most {_RING - 1} pending groups")
+    if not 0 <= keep < RING:
+        raise CompileError(f"wgmma.wait_group {keep}: ptxld follows at most {RING - 1} pending groups")
 
     def body(b, act):
         t = b.threads(act)
-        st = _inflight(b)
+        st = inflight(b)
         newest = st.ncommit[t] - 1 - keep              # the newest group that must be complete
-        done = np.where(newest >= 0, st.ring[t, newest % _RING], 0)
+        done = np.where(newest >= 0, st.ring[t, newest % RING], 0)
         for slot, (issue, bits, issuer, name) in st.watch.items():
             retire = (issue[t] > 0) & (issue[t] <= done)
             if not retire.any():
@@ -173,6 +146,14 @@ class _Operand:
         for raw in np.unique(raw_desc):
             sel = np.flatnonzero(raw_desc == raw)
             desc = mma_spec.Descriptor(int(raw))
+            span = SWIZZLE_SPAN[desc.swizzle]
+            if self.k_major and span and self.kbytes > span:
+                # only sparse B (64 bytes of K) can exceed a 32-byte swizzle atom; where its
+                # second atom lies is not specified by the descriptor fields ptxld knows
+                raise b.error(errors.UnsupportedInstructionError, op, int(lane0[sel[0]]),
+                              f"`{op.ins.mnemonic}` matrix {self.name} ({desc}): {self.kbytes} bytes "
+                              f"of K per row do not fit one {span}-byte swizzle row (K-major)",
+                              "a wider swizzle, no swizzle, or an MN-major matrix")
             addrs = mma_spec.operand_addresses(desc, mn[sel][..., None], kb, k_major=self.k_major,
                                         elem_bytes=self.elem_bytes)
             flat = np.asarray(addrs, np.int64).reshape(-1)
@@ -196,42 +177,54 @@ class _Operand:
         return np.ascontiguousarray(out).view(width).astype(np.uint64)
 
 
-@handler("wgmma.mma_async")
+@handler("wgmma.mma_async", "wgmma.mma_async.sp")
 def compile_wgmma_mma(op, prog):
     ins, d = op.ins, op.ins.decoded
-    if d.name != "wgmma.mma_async" or d.others:
-        raise CompileError(f"`{ins.opcode}` is not executed (sparse wgmma is not supported yet)")
+    sparse = d.name == "wgmma.mma_async.sp"
+    if d.name not in ("wgmma.mma_async", "wgmma.mma_async.sp") or d.others:
+        raise CompileError(f"`{ins.opcode}` is not executed")
     shape, atype, btype, dtype = (d.get(g)[1:] if d.get(g) else None
                                   for g in ("shape", "atype", "btype", "dtype"))
     m, n, k = mma_spec.shape_mnk(shape)
-    if mma_spec.WGMMA_K.get(atype) != k or dtype not in mma_spec.WGMMA_ACC.get(atype, ()) \
-            or n not in mma_spec.wgmma_n_values(atype):
-        raise CompileError(f"`{ins.opcode}`: no such wgmma.mma_async form")
-    lays = matrix_layouts.wgmma_layouts(n, atype, dtype)
+    form = mma_spec.WGMMA_SPARSE.get(atype) if sparse else None
+    k_dense = mma_spec.WGMMA_K.get(atype)
+    if (sparse and (form is None or form.k != k)) or (not sparse and k_dense != k) \
+            or dtype not in mma_spec.WGMMA_ACC.get(atype, ()) or n not in mma_spec.wgmma_n_values(atype):
+        raise CompileError(f"`{ins.opcode}`: no such {d.name} form")
+    lays = (matrix_layouts.wgmma_sparse_layouts if sparse else matrix_layouts.wgmma_layouts)(n, atype, dtype)
     ops = list(ins.operands)
     a_in_regs = isinstance(ops[1], Vector)
-    dslots = fragment_regs(prog, ops[0], ins, lays["d"].nregs, "wgmma.mma_async D")
+    dslots = fragment_regs(prog, ops[0], ins, lays["d"].nregs, f"{d.name} D")
     dnames = _names(ops[0], len(dslots))
-    aslots = fragment_regs(prog, ops[1], ins, lays["a"].nregs, "wgmma.mma_async A") if a_in_regs else None
+    aslots = fragment_regs(prog, ops[1], ins, lays["a"].nregs, f"{d.name} A") if a_in_regs else None
     anames = _names(ops[1], len(aslots)) if a_in_regs else []
     a_desc = None if a_in_regs else prog.source(ops[1], ".b64", ins)
     b_desc = prog.source(ops[2], ".b64", ins)
+    op.info["wgmma_registers"] = frozenset(dslots + (aslots or []))     # watched while in flight
     rest = ops[3:]
+    sparsity = None
+    if sparse:
+        if len(rest) < 2:
+            raise CompileError("wgmma.mma_async.sp takes the metadata and the sparsity selector "
+                               "after the descriptors")
+        sparsity = SparseA(op, prog, form, rest[0], rest[1])
+        rest = rest[2:]
     integer = atype in ("s8", "u8", "b1")
     n_imm = 0 if integer else (2 if atype not in _FLOAT16 else (3 if a_in_regs else 4))
     if len(rest) != 1 + n_imm:
-        raise CompileError(f"wgmma.mma_async .{atype} with A in {'registers' if a_in_regs else 'shared memory'} "
-                           f"takes scale-d and {n_imm} immediate(s) after the descriptors")
-    scale_d = (lambda b, act, v=_const(rest[0], "scale-d"): np.full(b.count(act), bool(v))) \
+        raise CompileError(f"{d.name} .{atype} with A in {'registers' if a_in_regs else 'shared memory'} "
+                           f"takes scale-d and {n_imm} immediate(s) after the "
+                           f"{'sparsity selector' if sparse else 'descriptors'}")
+    scale_d = (lambda b, act, v=immediate(rest[0], "scale-d"): np.full(b.count(act), bool(v))) \
         if isinstance(rest[0], Int) else prog.source(rest[0], ".pred", ins)
-    imms = [_const(x, "imm-scale/imm-trans") for x in rest[1:]]
+    imms = [immediate(x, "imm-scale/imm-trans") for x in rest[1:]]
     neg_a = imms[0] == -1 if imms else False
     neg_b = imms[1] == -1 if len(imms) > 1 else False
     trans_a = bool(imms[3]) if len(imms) == 4 else False
     trans_b = bool(imms[-1]) if atype in _FLOAT16 else False
     if any(v not in (1, -1) for v in imms[:2]) or any(v not in (0, 1) for v in imms[2:]):
         raise CompileError("wgmma.mma_async: imm-scale must be 1 or -1, imm-trans 0 or 1")
-    a_op = _Operand("A", 64, k, atype, not trans_a)
+    a_op = _Operand("A", 64, k_dense, atype, not trans_a)        # compressed A: the dense K
     b_op = _Operand("B", n, k, btype, not trans_b)
     dl, al = lays["d"], lays["a"]
     opts = dict(atype=atype, btype=btype, ctype=dtype, dtype=dtype,
@@ -250,10 +243,12 @@ def compile_wgmma_mma(op, prog):
         if a_desc is not None:
             amat = a_op.read(b, op, _per_warp(b, op, t, a_desc(b, act), "A descriptor"), my_rows, lane0)
         else:
-            full = np.zeros((nw, 64, k), np.uint64)
+            full = np.zeros((nw, 64, k_dense), np.uint64)
             vals = matrix_layouts.unpack(read_regs(b, aslots, t), al.frag).reshape((nw, 32) + al.rows.shape[1:])
             full[warp_ix[..., None, None], al.rows[thread_in_group], al.cols[thread_in_group]] = vals
             amat = full[warp_ix, my_rows]
+        if sparsity is not None:
+            amat = sparsity.expand(b, act, t, wig, amat)
         accumulate = _per_warp(b, op, t, scale_d(b, act).astype(np.int64), "scale-d").astype(bool)
         drows, dcols = dl.rows[thread_in_group], dl.cols[thread_in_group]   # (warps, 32, regs, slots)
         cfull = np.zeros((nw, 64, n), np.uint64)
@@ -268,7 +263,7 @@ def compile_wgmma_mma(op, prog):
         dvals = dfull[warp_ix[..., None, None], drows, dcols].reshape((len(t),) + dl.rows.shape[1:])
         regs = matrix_layouts.pack(dvals, dl.frag)
         write_regs(b, dslots, t, regs)
-        st = _inflight(b)
+        st = inflight(b)
         st.issued[t] += 1
         for j, slot in enumerate(dslots):
             st.note(slot, t, regs[:, j], op, dnames[j])

@@ -390,3 +390,61 @@ def sparse_metadata_position(kind: SparseKind, atype: str, selector: int, row, g
             return selector + 0 * row, group + 4 * low
         return 2 * selector + group // 4, group % 4 + 4 * low
     return 2 * selector + low + 2 * (group // 8), group % 8
+
+
+# ---------------------------------------------------------------- sparse wgmma (wgmma.mma_async.sp)
+
+class WgmmaSparse:
+    """The sparse form of `wgmma.mma_async` for one A type (PTX ISA "wgmma.mma_async.sp"): K is
+    twice the dense K; A is given compressed, 64 × K/2, in the register fragment (or the shared-
+    memory layout) of the dense instruction with that K. Each row of A is cut into chunks of
+    `chunk` elements holding `nonzeros` non-zeros, and every chunk has a 4-bit metadata field:
+    two 2-bit indices, counted in 16-bit halves for .tf32 (so 0b0100 names element 0 of its pair
+    and 0b1110 element 1: the only meaningful values) and in elements otherwise (2:4).
+    `selectors`: the sparsity selectors ptxas 13.0 takes. `metadata_like`: the mma.sp form whose
+    per-warp metadata map (thread of the quad, nibble) each warp of the warpgroup uses for its 16
+    rows — the one with as many metadata bits per row."""
+    __slots__ = ("atype", "k", "chunk", "nonzeros", "selectors", "metadata_like")
+
+    def __init__(self, atype, k, chunk, nonzeros, selectors, metadata_like):
+        self.atype, self.k, self.chunk, self.nonzeros = atype, k, chunk, nonzeros
+        self.selectors, self.metadata_like = tuple(selectors), metadata_like
+
+    @property
+    def chunks(self) -> int:
+        """Metadata fields per row of A."""
+        return self.k // self.chunk
+
+    @property
+    def half_indices(self) -> bool:
+        """Indices count 16-bit halves (.tf32: one 32-bit element is two halves)."""
+        return self.nonzeros == 1
+
+
+def _wgmma_sparse(atype: str) -> WgmmaSparse:
+    k = 2 * WGMMA_K[atype]
+    if atype == "tf32":               # 1:2: a pair of elements, 8 metadata fields per row
+        return WgmmaSparse(atype, k, 2, 1, (0, 1), ("m16n8k32", "f16"))
+    if ELEMENT_BITS[atype] == 16:     # 2:4, 8 fields per row
+        return WgmmaSparse(atype, k, 4, 2, (0, 1), ("m16n8k32", "f16"))
+    return WgmmaSparse(atype, k, 4, 2, (0,), ("m16n8k64", "s8"))     # 8-bit: 2:4, 16 fields
+
+
+#: sparse wgmma per A type (b1 has no sparse form)
+WGMMA_SPARSE = {t: _wgmma_sparse(t) for t in WGMMA_K if t != "b1"}
+
+
+def wgmma_sparse_metadata_position(form: WgmmaSparse, selector: int, row, chunk):
+    """(thread within the quad of row % 8, nibble) whose metadata describes `chunk` of `row`
+    (0..63) of A: row 16w + r of warp w is described as row r of the mma.sp form `metadata_like`
+    (`sparse_metadata_position`), within that warp."""
+    shape, atype = form.metadata_like
+    kind = sparse_kind(shape, atype, atype, "f32" if atype == "f16" else "s32",
+                       "f32" if atype == "f16" else "s32")
+    return sparse_metadata_position(kind, atype, selector, row % 16, chunk)
+
+
+def wgmma_sparse_fragments(n: int, atype: str, dtype: str) -> dict[str, Fragment]:
+    """Register fragments of `wgmma.mma_async.sp .m64n{n}k{2K}`: A is the compressed 64 × K
+    matrix in the dense fragment of K, D as for the dense form."""
+    return wgmma_fragments(n, atype, dtype)

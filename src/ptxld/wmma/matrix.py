@@ -154,6 +154,64 @@ def wgmma_layouts(n: int, atype: str, dtype: str) -> dict[str, MatrixLayout]:
             for m, f in spec.wgmma_fragments(n, atype, dtype).items()}
 
 
+class MetadataLayout:
+    """Where the sparsity metadata of a sparse A lives: for each (row, chunk) of A, the thread
+    (``thread``, 0..127 in the warpgroup) whose metadata register holds its 4-bit field and
+    which field (``nibble``: bits 4·nibble .. 4·nibble+3). `form` is the spec.WgmmaSparse. The
+    pictures draw it like a fragment: one register (the metadata operand) of 8 slots."""
+    group = None
+    nregs, slots, threads = 1, 8, 128
+
+    def __init__(self, name: str, form: spec.WgmmaSparse, selector: int, thread, nibble):
+        self.name, self.form, self.selector = name, form, selector
+        self.thread, self.nibble = thread, nibble
+        for a in (thread, nibble):
+            a.setflags(write=False)
+
+    @property
+    def dims(self) -> tuple[int, int]:
+        return self.thread.shape
+
+    def field(self, row: int, chunk: int) -> tuple[int, int]:
+        """(thread, nibble) of one chunk of one row."""
+        return int(self.thread[row, chunk]), int(self.nibble[row, chunk])
+
+    def owner(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(thread, register 0, nibble) per (row, chunk), as `MatrixLayout.owner`."""
+        return self.thread, np.zeros_like(self.thread), self.nibble
+
+    def __repr__(self) -> str:
+        return f"MetadataLayout({self.name!r})"
+
+
+@lru_cache(maxsize=None)
+def wgmma_sparse_metadata_layout(atype: str, selector: int) -> MetadataLayout:
+    """The metadata of wgmma.mma_async.sp with A of `atype` and a sparsity selector (KeyError /
+    ValueError: no such form)."""
+    form = spec.WGMMA_SPARSE[atype]
+    if selector not in form.selectors:
+        raise ValueError(f"wgmma.mma_async.sp .{atype} takes sparsity selector "
+                         f"{' or '.join(map(str, form.selectors))}, not {selector}")
+    row = np.arange(64)[:, None]
+    chunk = np.arange(form.chunks)[None, :]
+    quad_thread, nibble = spec.wgmma_sparse_metadata_position(form, selector, row, chunk)
+    thread = 32 * (row // 16) + 4 * (row % 8) + quad_thread
+    shape = (64, form.chunks)
+    return MetadataLayout(f"wgmma.m64nNk{form.k} .sp .{atype} metadata, selector {selector}", form,
+                          selector, np.broadcast_to(thread, shape).astype(np.int16),
+                          np.broadcast_to(nibble, shape).astype(np.int16))
+
+
+@lru_cache(maxsize=None)
+def wgmma_sparse_layouts(n: int, atype: str, dtype: str) -> dict[str, MatrixLayout]:
+    """{"a","d"} register fragments of wgmma.mma_async.sp .m64n{n}k{2K}: "a" holds the
+    compressed 64 × K matrix (the dense fragment of K), "d" the accumulator."""
+    k = spec.WGMMA_SPARSE[atype].k
+    frags = spec.wgmma_sparse_fragments(n, atype, dtype)
+    return {m: layout_of(f"wgmma.m64n{n}k{k} .sp .{m} .{atype + ' (compressed)' if m == 'a' else dtype}", f)
+            for m, f in frags.items()}
+
+
 # ---------------------------------------------------------------- register bits <-> elements
 
 def unpack(regs: np.ndarray, frag: spec.Fragment) -> np.ndarray:

@@ -14,7 +14,7 @@ from ptxld.wmma.render import lane_colour
 
 #: instruction names this module explains
 EXPLAINED = frozenset({"mma", "mma.sp", "mma.sp::ordered_metadata", "ldmatrix", "stmatrix",
-                       "movmatrix", "wgmma.mma_async"})
+                       "movmatrix", "wgmma.mma_async", "wgmma.mma_async.sp"})
 
 
 def _t(d, group: str) -> str | None:
@@ -190,6 +190,58 @@ def _wgmma(d) -> tuple[str, dict]:
     return "\n".join(text), lays
 
 
+def metadata_table(lay: matrix_layouts.MetadataLayout, title: str) -> str:
+    """Rows g and g+8 of warp 0 (every warp repeats them for its own rows): for each chunk of K,
+    the quad thread and the bits of its metadata register that describe it."""
+    f = lay.form
+    out = [title]
+    for r, label in ((0, "row g  "), (8, "row g+8")):
+        cells = []
+        for c in range(f.chunks):
+            t, nib = lay.field(r, c)
+            cells.append(f"K{f.chunk * c}-{f.chunk * c + f.chunk - 1}: T{t} [{4 * nib + 3}:{4 * nib}]")
+        out.append(f"  {label}: " + ", ".join(cells))
+    return "\n".join(out) + "\n"
+
+
+def _wgmma_sp(d) -> tuple[str, dict]:
+    shape = _t(d, "shape")
+    atype, dtype = _t(d, "atype"), _t(d, "dtype")
+    m, n, k = spec.shape_mnk(shape)
+    form = spec.WGMMA_SPARSE.get(atype)
+    if form is None or form.k != k or n not in spec.wgmma_n_values(atype) or dtype not in spec.WGMMA_ACC[atype]:
+        raise WmmaError(f"`{d.opcode}`: wgmma.mma_async.sp has no such form")
+    lays = matrix_layouts.wgmma_sparse_layouts(n, atype, dtype)
+    metas = {f"meta{s}": matrix_layouts.wgmma_sparse_metadata_layout(atype, s) for s in form.selectors}
+    kc = k // 2
+    if form.half_indices:
+        sparsity = ("1:2 sparse: one non-zero in every pair of K elements; its 4-bit metadata field "
+                    "holds two indices counted in 16-bit halves, 0b0100 for element 0 of the pair "
+                    "and 0b1110 for element 1 (no other value is meaningful)")
+    else:
+        sparsity = ("2:4 sparse: at most two non-zeros in every group of four K elements; its 4-bit "
+                    "metadata field holds their indices, bits 1:0 the first and bits 3:2 the second "
+                    "(0b0000, 0b0101, 0b1010 and 0b1111 are invalid)")
+    text = [d.opcode, "",
+            f"D ({m}×{n} .{dtype}) = A ({m}×{k} .{atype}, {sparsity}) · B ({k}×{n} .{_t(d, 'btype')}) "
+            "(+ D unless scale-d is false), asynchronously, by the 128 threads of a warpgroup (sm_90a, "
+            f"PTX ISA 8.0). A is given compressed, {m}×{kc} (its kept elements in K order), from "
+            f"registers or a descriptor exactly as the dense A of K = {kc}; B ({k} K) through a "
+            "descriptor. The metadata operand is a 32-bit register; the sparsity selector (an "
+            f"immediate: {' or '.join(map(str, form.selectors))}) names which threads of each quad "
+            "hold it. Warp w describes its rows 16w..16w+15.",
+            "", metadata_table(metas[f"meta{form.selectors[0]}"], f"metadata, selector {form.selectors[0]} "
+                                                                  "(T: thread of the quad; bits of its register):")]
+    for sel in form.selectors[1:]:
+        text.append(metadata_table(metas[f"meta{sel}"], f"metadata, selector {sel}:"))
+    text += ["", fragment_table(lays["d"], f"D: {lays['d'].nregs} register(s) per thread, "
+                                           f"{_per_register(lays['d'].frag)}; cells: (row, col)", threads=range(32)),
+             "", fragment_table(lays["a"], f"compressed A from registers: {lays['a'].nregs} register(s) per thread, "
+                                           f"{_per_register(lays['a'].frag)}; cells: (row, compressed column)",
+                                threads=range(32))]
+    return "\n".join(text), {**lays, **metas}
+
+
 def describe(opcode: str, target: str = "sm_90") -> tuple[str, dict]:
     """(text, {name: layout}) explaining one matrix instruction's opcode; WmmaError if the
     instruction has no such form."""
@@ -204,6 +256,8 @@ def describe(opcode: str, target: str = "sm_90") -> tuple[str, dict]:
         return _matrix_load(d, d.name)
     if d.name == "wgmma.mma_async":
         return _wgmma(d)
+    if d.name == "wgmma.mma_async.sp":
+        return _wgmma_sp(d)
     raise WmmaError(f"`{d.opcode}` is not a matrix instruction explained here")
 
 

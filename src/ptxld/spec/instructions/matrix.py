@@ -87,13 +87,20 @@ def _mma_forms() -> tuple[Form, ...]:
     return tuple(out)
 
 
-def _wgmma_forms() -> tuple[Form, ...]:
-    """wgmma.mma_async per operand type: the .m64nNkK shapes of `mma_spec.wgmma_n_values`, the
-    accumulators of `mma_spec.WGMMA_ACC`, and the operand list (16-bit types take imm-trans for A and B,
-    or for B alone when A is in registers; tf32 and FP8 only imm-scale-a/b; integers and b1
-    only scale-d) — measured with ptxas 13.0."""
+def _wgmma_forms(sparse: bool = False) -> tuple[Form, ...]:
+    """wgmma.mma_async (or, `sparse`, wgmma.mma_async.sp) per operand type: the .m64nNkK shapes
+    of `mma_spec.wgmma_n_values`, the accumulators of `mma_spec.WGMMA_ACC`, and the operand list
+    (16-bit types take imm-trans for A and B, or for B alone when A is in registers; tf32 and FP8
+    only imm-scale-a/b; integers and b1 only scale-d); the sparse forms (twice the K, no b1) take
+    the metadata register and the sparsity selector after the descriptors — measured with ptxas
+    13.0."""
     out = []
+    meta = ", meta, sel" if sparse else ""
     for atype, k in mma_spec.WGMMA_K.items():
+        if sparse:
+            if atype not in mma_spec.WGMMA_SPARSE:
+                continue
+            k = mma_spec.WGMMA_SPARSE[atype].k
         family = {"e4m3": ("e4m3", "e5m2"), "e5m2": ("e4m3", "e5m2"), "s8": ("s8", "u8"),
                   "u8": ("s8", "u8")}.get(atype, (atype,))
         av = _role("av", mma_spec.wgmma_fragments(8, atype, mma_spec.WGMMA_ACC[atype][0])["a"].nregs, _cls(atype))
@@ -105,15 +112,15 @@ def _wgmma_forms() -> tuple[Form, ...]:
                     d = _role("d", mma_spec.wgmma_fragments(n, atype, dtype)["d"].nregs, _cls(dtype), True)
                     if atype in ("f16", "bf16"):
                         out.append(Form(".sync{.aligned}.shape" + types,
-                                        f"{d}, a, b, scale_d, imm_a, imm_b, trans_a, trans_b", where=shape))
+                                        f"{d}, a, b{meta}, scale_d, imm_a, imm_b, trans_a, trans_b", where=shape))
                         out.append(Form(".sync{.aligned}.shape" + types,
-                                        f"{d}, {av}, b, scale_d, imm_a, imm_b, trans_b", where=shape))
+                                        f"{d}, {av}, b{meta}, scale_d, imm_a, imm_b, trans_b", where=shape))
                     else:
                         template, rest = {
                             "b1": (".sync{.aligned}.shape" + types + ".and.popc", ", b, scale_d"),
-                            "s8": (".sync{.aligned}.shape{.satfinite}" + types, ", b, scale_d"),
-                            "u8": (".sync{.aligned}.shape{.satfinite}" + types, ", b, scale_d"),
-                        }.get(atype, (".sync{.aligned}.shape" + types, ", b, scale_d, imm_a, imm_b"))
+                            "s8": (".sync{.aligned}.shape{.satfinite}" + types, f", b{meta}, scale_d"),
+                            "u8": (".sync{.aligned}.shape{.satfinite}" + types, f", b{meta}, scale_d"),
+                        }.get(atype, (".sync{.aligned}.shape" + types, f", b{meta}, scale_d, imm_a, imm_b"))
                         out.append(Form(template, f"{d}, a{rest}", where=shape))
                         out.append(Form(template, f"{d}, {av}{rest}", where=shape))
     return tuple(out)
@@ -164,6 +171,7 @@ _STMATRIX_FORMS = (
     + _per_num(".sync.aligned.m16n8.num.trans{.ss}.b8", _X, _B8_FORMS, False))
 _MMA_FORMS = _mma_forms()
 _WGMMA_FORMS = _wgmma_forms()
+_WGMMA_SP_FORMS = _wgmma_forms(sparse=True)
 
 RECORDS = (
     InstructionSpec("ldmatrix", "PTX ISA 9.7.14.5.15 (ldmatrix)", _SYNC + (
@@ -225,5 +233,8 @@ RECORDS = (
         Group("atype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
         Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
         Group("satfinite", (".satfinite",), repeatable=True),
-    ), gate=_WGMMA),
+    ), forms=_WGMMA_SP_FORMS, operands={
+        "a": "reg:.b64|.u64", "b": "reg:.b64|.u64", "meta": "reg:b32", "sel": "imm", "scale_d": "npred|imm",
+        "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm", **_ROLES,
+    }, gate=_WGMMA),
 )
