@@ -44,8 +44,6 @@ NOTES: dict[str, tuple[str, str]] = {
                         ".kind::f8f6f4 (.e2m1/.e3m2/.e2m3, sm_120a) and .block_scale forms are "
                         "not run"),
     "wgmma.mma_async.sp": (NOT_EXECUTED, "sparse wgmma is not executed yet"),
-    "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
-    "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),
 }
 
 #: Texture and surface instructions: the only sm_80-generation instructions allowed to stay
