@@ -210,3 +210,52 @@ def test_every_sparse_wgmma_form_is_a_complete_layout():
             lay = M.wgmma_sparse_metadata_layout(atype, sel)
             fields = {lay.field(r, c) for r in range(64) for c in range(form.chunks)}
             assert len(fields) == 64 * form.chunks
+
+
+# sm_100 .b8 forms, in memory coordinates (row = the row address lane `row` names, col = byte or
+# container of that row), from the PTX ISA's description: .m16n16 is read column-major (.trans),
+# a lane holding four consecutive columns (the row's bytes 4t..4t+3 land in memory rows
+# 4t..4t+3) across rows g and g+8; .m8n16 four consecutive containers of row g; stmatrix .m16n8
+# stores column-major, a lane holding columns 2t, 2t+1 of rows g (bytes 0-1) and g+8 (bytes 2-3).
+B8_ISA = {
+    ("ldmatrix", "m16n16", True, "b8", None): lambda g, t, reg, s: (16 * (reg // 2) + 4 * t + s, g + 8 * (reg % 2)),
+    ("ldmatrix", "m16n16", True, "b8x16", "b6x16_p32"): lambda g, t, reg, s: (16 * (reg // 2) + 4 * t + s, g + 8 * (reg % 2)),
+    ("ldmatrix", "m8n16", False, "b8x16", "b4x16_p64"): lambda g, t, reg, s: (8 * reg + g, 4 * t + s),
+    ("stmatrix", "m16n8", True, "b8", None): lambda g, t, reg, s: (8 * reg + 2 * t + (s & 1), g + 8 * (s >> 1)),
+}
+
+
+@pytest.mark.parametrize("key", list(B8_ISA), ids=lambda k: f"{k[0]}.{k[1]}.{k[3]}")
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_b8_matrix_layouts_follow_the_isa(key, count):
+    name, shape, trans, type_, src_fmt = key
+    if shape == "m16n16" and count == 4:
+        with pytest.raises(KeyError, match="no such ldmatrix form"):
+            M.matrix_form_layout(name, shape, count, trans, type_, src_fmt)
+        return
+    form, lay = M.matrix_form_layout(name, shape, count, trans, type_, src_fmt)
+    assert form.nrows == (16 if shape == "m16n16" else 8) * count
+    for lane in range(32):
+        for reg in range(lay.nregs):
+            for s in range(4):
+                assert lay.element(lane, reg, s) == B8_ISA[key](lane >> 2, lane & 3, reg, s), (lane, reg, s)
+
+
+def test_b8_forms_the_isa_lacks_are_refused():
+    for args in [("ldmatrix", "m16n16", 1, False, "b8", None),        # .trans is mandatory
+                 ("ldmatrix", "m8n16", 1, True, "b8x16", "b6x16_p32"),
+                 ("ldmatrix", "m8n16", 1, False, "b8", None),          # .m8n16 needs a source format
+                 ("stmatrix", "m16n8", 1, False, "b8", None),
+                 ("ldmatrix", "m8n8", 1, False, "b8", None)]:
+        with pytest.raises(KeyError):
+            M.matrix_form_layout(*args)
+
+
+def test_describe_b8_forms():
+    text, lays = describe("ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8x16.b6x16_p32")
+    assert "Lane 16j+r supplies the address of memory row r of matrix j" in text
+    assert "16 unsigned 6-bit elements" in text and lays["d"].nregs == 4
+    text, lays = describe("stmatrix.sync.aligned.m16n8.x4.trans.shared.b8")
+    assert "Lane 8j+r" in text and lays["d"].nregs == 4
+    res = CliRunner().invoke(main, ["explain", "ldmatrix.sync.aligned.m16n16.x1.shared.b8"])
+    assert res.exit_code != 0 and "no such ldmatrix form" in res.output

@@ -45,8 +45,6 @@ NOTES: dict[str, tuple[str, str]] = {
                         "not run"),
     "wgmma.mma_async.sp": (LIMITED, "every shape and type; a K-major B with the 32-byte swizzle "
                                     "(64 bytes of K per row, wider than its swizzle row) is refused"),
-    "ldmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n16/.m8n16 .b8 forms are not run"),
-    "stmatrix": (LIMITED, "the .m8n8 .b16 forms; the sm_100 .m16n8 .b8 form is not run"),
 }
 
 #: Texture and surface instructions: the only sm_80-generation instructions allowed to stay

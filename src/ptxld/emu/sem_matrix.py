@@ -6,9 +6,10 @@ is not a multiple of 32 — is reported (`WarpSyncError`) instead of computing a
 Fragment layouts and arithmetic come from `ptxld.wmma.matrix` / `ptxld.wmma.mma_math` (the data
 of `ptxld.spec.mma`).
 
-ldmatrix/stmatrix: lane 8j + r supplies the address of row r of matrix j (lanes past the
-matrices' rows supply nothing); each row is 16 bytes and must be 16-byte aligned, in shared
-memory (the `.shared` space, or a generic address in the shared window).
+ldmatrix/stmatrix: lane R·j + r supplies the address of row r of matrix j, R the rows one matrix
+spans in memory (8, or 16 for ldmatrix .m16n16; lanes past the matrices' rows supply nothing);
+each row is 16 bytes and must be 16-byte aligned, in shared memory (the `.shared` space, or a
+generic address in the shared window). The forms and their fragments are `spec.matrix_form`.
 """
 from __future__ import annotations
 
@@ -95,10 +96,11 @@ def fault_error(b, op, f: Fault, threads):
 class _RowAccess:
     """The row addresses of ldmatrix/stmatrix: compiled address operand, space, checks."""
 
-    def __init__(self, op, prog, addr_node, d):
+    def __init__(self, op, prog, addr_node, d, rows_per_matrix: int = 8):
         if not isinstance(addr_node, Address):
             raise CompileError(f"`{op.ins.mnemonic}` needs an address operand `[p]`")
         self.op = op
+        self.rows_per_matrix = rows_per_matrix
         self.space = d.get("ss") or "generic"
         self.aop = AddressOperand(prog, addr_node, self.space, op.ins)
 
@@ -112,8 +114,9 @@ class _RowAccess:
             k = int(np.flatnonzero(bad)[0])
             lane = int(threads[k]) & 31
             raise b.error(errors.MisalignedAddressError, self.op, int(threads[k]),
-                          f"`{self.op.ins.mnemonic}` row address of lane {lane} (row {lane % 8} of "
-                          f"matrix {lane // 8}) is not 16-byte aligned",
+                          f"`{self.op.ins.mnemonic}` row address of lane {lane} (row "
+                          f"{lane % self.rows_per_matrix} of matrix {lane // self.rows_per_matrix}) "
+                          "is not 16-byte aligned",
                           "a 16-byte aligned address for each 16-byte matrix row",
                           space=self.space, address=int(addrs[k]), others=int(bad.sum()) - 1)
         if self.space == "generic":
@@ -133,22 +136,43 @@ class _RowAccess:
             raise fault_error(b, self.op, f, threads) from None
 
 
-def _matrix_form(op, d, what):
-    if d.get("shape") != ".m8n8" or d.get("type") != ".b16":
-        raise CompileError(f"{what} {d.get('shape')} {d.get('type')} is not executed yet "
-                           "(only .m8n8 .b16)")
-    return mma_spec.COUNTS[d.get("num")], d.get("trans") is not None
+def _matrix_form(d, name):
+    """(form, layout) of the ldmatrix/stmatrix qualifiers decoded in `d` (spec.matrix_form)."""
+    def q(group):
+        v = d.get(group)
+        return v[1:] if v else None
+    try:
+        return matrix_layouts.matrix_form_layout(name, q("shape"), mma_spec.COUNTS[d.get("num")],
+                                                 d.get("trans") is not None, q("type"), q("src_fmt"))
+    except KeyError as e:
+        raise CompileError(str(e.args[0])) from None
+
+
+def _unpack_rows(rows: np.ndarray, bits: int) -> np.ndarray:
+    """(n, 16) row bytes -> (n, 16) elements of `bits` each packed from bit 0 up (the padding
+    above them dropped), in their 8-bit containers (spec.PACKED_CONTAINER_SHIFT)."""
+    flat = np.unpackbits(rows.astype(np.uint8), axis=1, bitorder="little")[:, :16 * bits]
+    weights = (1 << np.arange(bits)).astype(np.uint64)
+    values = flat.reshape(len(rows), 16, bits).astype(np.uint64) @ weights
+    return values << np.uint64(mma_spec.PACKED_CONTAINER_SHIFT)
+
+
+def _read_rows(parts, n: int, form) -> np.ndarray:
+    """(n, elements per row) of the rows read: b16 or b8 elements, or unpacked `.b8x16`."""
+    ebits = form.frag.element_bits
+    if form.packed_bits == ebits:
+        return gather(parts, n, ebits, mma_spec.ROW_BYTES * 8 // ebits).astype(np.uint64)
+    return _unpack_rows(gather(parts, n, 8, mma_spec.ROW_BYTES), form.packed_bits)
 
 
 @handler("ldmatrix")
 def compile_ldmatrix(op, prog):
     ins, d = op.ins, op.ins.decoded
-    count, trans = _matrix_form(op, d, "ldmatrix")
+    form, lay = _matrix_form(d, "ldmatrix")
     ops = list(ins.operands)
-    dest = fragment_regs(prog, ops[0], ins, count, "ldmatrix")
-    rows = _RowAccess(op, prog, ops[1], d)
-    lay = matrix_layouts.ldmatrix_layout(count, trans)
-    nrows = 8 * count
+    dest = fragment_regs(prog, ops[0], ins, lay.nregs, "ldmatrix")
+    rows = _RowAccess(op, prog, ops[1], d, form.rows_per_matrix)
+    nrows = form.nrows
 
     def body(b, act):
         t = b.threads(act)
@@ -157,8 +181,8 @@ def compile_ldmatrix(op, prog):
             # each lane that names a row reads its 16 bytes (the memory report's shared phases)
             b.trace.record(b, op, "ldmatrix", rows.space, threads, addrs, mma_spec.ROW_BYTES, NO_HINTS, None)
         parts = rows.resolve(b, addrs, threads, False)
-        matrix = gather(parts, len(addrs), 16, 8).reshape(-1, nrows, 8)   # per warp, b16
-        vals = lay.gather(matrix.astype(np.uint64)).reshape(len(t), count, 2)
+        matrix = _read_rows(parts, len(addrs), form).reshape(-1, nrows, lay.dims[1])   # per warp
+        vals = lay.gather(matrix).reshape((len(t),) + lay.rows.shape[1:])
         write_regs(b, dest, t, matrix_layouts.pack(vals, lay.frag))
     warp_collective(op, body)
 
@@ -166,22 +190,23 @@ def compile_ldmatrix(op, prog):
 @handler("stmatrix")
 def compile_stmatrix(op, prog):
     ins, d = op.ins, op.ins.decoded
-    count, trans = _matrix_form(op, d, "stmatrix")
+    form, lay = _matrix_form(d, "stmatrix")
     ops = list(ins.operands)
-    rows = _RowAccess(op, prog, ops[0], d)
-    src = fragment_regs(prog, ops[1], ins, count, "stmatrix")
-    lay = matrix_layouts.ldmatrix_layout(count, trans)
-    nrows = 8 * count
+    rows = _RowAccess(op, prog, ops[0], d, form.rows_per_matrix)
+    src = fragment_regs(prog, ops[1], ins, lay.nregs, "stmatrix")
+    nrows = form.nrows
+    ebits = lay.frag.element_bits
+    per_row = mma_spec.ROW_BYTES * 8 // ebits
 
     def body(b, act):
         t = b.threads(act)
         addrs, threads = rows.rows(b, act, t, nrows)
         if b.trace is not None:
             b.trace.record(b, op, "stmatrix", rows.space, threads, addrs, mma_spec.ROW_BYTES, NO_HINTS, None)
-        vals = matrix_layouts.unpack(read_regs(b, src, t), lay.frag).reshape(-1, 32, count, 2)
-        matrix = lay.scatter(vals).astype(np.uint16).reshape(-1, 8)
+        vals = matrix_layouts.unpack(read_regs(b, src, t), lay.frag).reshape((-1, 32) + lay.rows.shape[1:])
+        matrix = lay.scatter(vals).astype(ptxtypes.UINT[ebits]).reshape(-1, per_row)
         parts = rows.resolve(b, addrs, threads, True)
-        scatter(parts, matrix, 16, 8)
+        scatter(parts, matrix, ebits, per_row)
     warp_collective(op, body)
 
 

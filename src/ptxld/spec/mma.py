@@ -9,7 +9,8 @@ register of lane L (g = L >> 2, t = L & 3) holds, in its slot s (the element in 
     orientation "row":  (origin_row + g,             origin_col + step·t + s)
     orientation "col":  (origin_row + step·t + s,    origin_col + g)
 
-where each register names the origin of its subtile. A `Fragment` is exactly that: the matrix
+where each register names the origin of its subtile (and, where the slots of one register
+lie in two subtiles — stmatrix `.m16n8 .b8` — `slot_origins` offsets each group of slots). A `Fragment` is exactly that: the matrix
 size, the element type, the orientation and step, and one origin per register, in register
 order. (`step` is the number of elements a lane holds in one subtile line: 32/w for A and B,
 2 for accumulators, which spread a pair of 32-bit values over two registers.) For a warpgroup
@@ -35,14 +36,18 @@ ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 
 class Fragment:
     """The registers of one operand of one instruction (see the module docstring)."""
     __slots__ = ("rows", "cols", "type", "orient", "step", "origins", "reg_bits", "warp_rows",
-                 "rule", "what")
+                 "rule", "what", "slot_origins")
 
     def __init__(self, rows: int, cols: int, type: str, orient: str, step: int,
                  origins: tuple, *, reg_bits: int = 32, warp_rows: int = 0,
-                 rule: str = "subtile", what: str = ""):
+                 rule: str = "subtile", what: str = "", slot_origins: tuple = ()):
         self.rows, self.cols, self.type = rows, cols, type
         self.orient, self.step, self.origins = orient, step, tuple(origins)
         self.reg_bits, self.warp_rows, self.rule, self.what = reg_bits, warp_rows, rule, what
+        # split the slots of a register into len(slot_origins) equal groups, group q offset by
+        # slot_origins[q] and counting its slots from 0 (stmatrix .m16n8: bytes 0-1 and 2-3
+        # of a register lie in different subtiles)
+        self.slot_origins = tuple(slot_origins)
 
     @property
     def element_bits(self) -> int:
@@ -221,10 +226,71 @@ def matrix_8x8(count: int, trans: bool) -> Fragment:
                     what=f"ldmatrix .m8n8 .x{count}{' .trans' if trans else ''} .b16")
 
 
-#: bytes of one matrix row that one lane's address names (.m8n8 .b16)
+#: bytes of one matrix row that one lane's address names (every ldmatrix/stmatrix shape)
 ROW_BYTES = 16
-#: ldmatrix/stmatrix .num -> number of 8x8 matrices
+#: ldmatrix/stmatrix .num -> number of matrices
 COUNTS = {".x1": 1, ".x2": 2, ".x4": 4}
+
+#: ldmatrix `.b8x16` source formats -> bits of each of the 16 unsigned elements packed into a
+#: 16-byte row (element c in bits [w·c, w·(c+1)) of the little-endian row; the 32 or 64 bits
+#: above them are padding)
+PACKED_BITS = {"b6x16_p32": 6, "b4x16_p64": 4}
+#: where a packed element lands in its 8-bit container: the PTX ISA says only that the container
+#: has 2 (6-bit) or 4 (4-bit) bits of padding, not on which side; ptxld puts the value in the low
+#: bits and zeroes the padding above it
+PACKED_CONTAINER_SHIFT = 0
+
+
+class MatrixForm:
+    """One ldmatrix/stmatrix form: the fragment (in memory coordinates: row r of the fragment is
+    the r-th row address, supplied by lane r), the rows one matrix spans in memory, and the
+    bits of one element in memory (`packed_bits`: a `.b8x16` source format, else the element
+    width)."""
+    __slots__ = ("frag", "rows_per_matrix", "packed_bits")
+
+    def __init__(self, frag: Fragment, rows_per_matrix: int, packed_bits: int):
+        self.frag, self.rows_per_matrix, self.packed_bits = frag, rows_per_matrix, packed_bits
+
+    @property
+    def nrows(self) -> int:
+        """Row addresses the warp supplies (lanes 0..nrows-1)."""
+        return self.frag.rows
+
+
+def matrix_form(name: str, shape: str, count: int, trans: bool, type_: str,
+                src_fmt: str | None = None) -> MatrixForm:
+    """The ldmatrix/stmatrix form (`name` without dot, qualifiers without dots); KeyError names
+    a combination the PTX ISA does not have.
+
+    * `.m8n8 .b16` — `matrix_8x8`.
+    * ldmatrix `.m16n16 .trans .b8` (and `.b8x16` with a source format): matrix j is rows
+      16j..16j+15 of memory, column-major (`.trans` is mandatory), and takes registers 2j and
+      2j+1. Register 2j+k of lane L holds, in byte s, memory row 4·(L%4)+s, byte 8k + L/4 —
+      i.e. matrix element (row L/4 + 8k, column 4·(L%4)+s): four consecutive columns across
+      two rows, a row per group of four lanes.
+    * ldmatrix `.m8n16 .b8x16` (no `.trans`): matrix j is rows 8j..8j+7, register j; lane L
+      holds row L/4, containers 4·(L%4)..4·(L%4)+3.
+    * stmatrix `.m16n8 .trans .b8`: matrix j (16×8) is written column-major to rows 8j..8j+7;
+      register j of lane L holds, in byte s, matrix element (row L/4 + 8·(s>>1), column
+      2·(L%4) + (s&1)) — memory row 8j + 2·(L%4) + (s&1), byte L/4 + 8·(s>>1).
+    """
+    packed = PACKED_BITS[src_fmt] if src_fmt else None
+    key = (name, shape, type_, trans, packed is not None)
+    if key in (("ldmatrix", "m8n8", "b16", trans, False), ("stmatrix", "m8n8", "b16", trans, False)):
+        return MatrixForm(matrix_8x8(count, trans), 8, 16)
+    what = f"{name} .{shape} .x{count}{' .trans' if trans else ''} .{type_}{'.' + src_fmt if src_fmt else ''}"
+    if name == "ldmatrix" and shape == "m16n16" and trans and count in (1, 2) and \
+            (type_ == "b8" and packed is None or type_ == "b8x16" and packed):
+        origins = tuple((16 * j, 8 * k) for j in range(count) for k in (0, 1))
+        return MatrixForm(Fragment(16 * count, 16, "b8", "col", 4, origins, what=what), 16, packed or 8)
+    if name == "ldmatrix" and shape == "m8n16" and not trans and type_ == "b8x16" and packed:
+        origins = tuple((8 * j, 0) for j in range(count))
+        return MatrixForm(Fragment(8 * count, 16, "b8", "row", 4, origins, what=what), 8, packed)
+    if name == "stmatrix" and shape == "m16n8" and trans and type_ == "b8" and packed is None:
+        origins = tuple((8 * j, 0) for j in range(count))
+        return MatrixForm(Fragment(8 * count, 16, "b8", "col", 2, origins, what=what,
+                                   slot_origins=((0, 0), (0, 8))), 8, 8)
+    raise KeyError(f"{what}: the PTX ISA has no such {name} form")
 
 
 # ---------------------------------------------------------------- wgmma register fragments

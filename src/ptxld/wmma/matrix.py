@@ -76,6 +76,12 @@ def _subtile(frag: spec.Fragment):
     slot = np.arange(frag.per_register).reshape(1, 1, -1)
     r0 = np.array([o[0] for o in frag.origins]).reshape(1, -1, 1)
     c0 = np.array([o[1] for o in frag.origins]).reshape(1, -1, 1)
+    if frag.slot_origins:
+        size = frag.per_register // len(frag.slot_origins)
+        group = slot // size
+        r0 = r0 + np.array([o[0] for o in frag.slot_origins])[group]
+        c0 = c0 + np.array([o[1] for o in frag.slot_origins])[group]
+        slot = slot % size
     along = frag.step * t + slot
     if frag.orient == "row":
         rows, cols = r0 + g, c0 + along
@@ -144,6 +150,15 @@ def ldmatrix_layout(count: int, trans: bool) -> MatrixLayout:
     """ldmatrix/stmatrix .m8n8 .x{count} [.trans] .b16 (movmatrix is count 1)."""
     frag = spec.matrix_8x8(count, trans)
     return layout_of(frag.what, frag)
+
+
+@lru_cache(maxsize=None)
+def matrix_form_layout(name: str, shape: str, count: int, trans: bool, type_: str,
+                       src_fmt: str | None = None) -> tuple[spec.MatrixForm, MatrixLayout]:
+    """(form, layout) of any ldmatrix/stmatrix form (`spec.matrix_form`; KeyError if the PTX
+    ISA has no such form). The layout's rows are the row addresses in lane order."""
+    form = spec.matrix_form(name, shape, count, trans, type_, src_fmt)
+    return form, layout_of(form.frag.what, form.frag)
 
 
 @lru_cache(maxsize=None)

@@ -8,6 +8,7 @@ from html import escape
 
 from ptxld.spec import mma as spec
 from ptxld.spec.decode import decode
+from ptxld.spec.instructions.matrix import B8_FORMS
 from ptxld.wmma import matrix as matrix_layouts
 from ptxld.wmma.errors import WmmaError
 from ptxld.wmma.render import lane_colour
@@ -141,32 +142,72 @@ def _mma_sp(d) -> tuple[str, dict]:
     return "\n".join(lines) + "\n", {"a": comp}
 
 
-def _matrix_load(d, name: str) -> tuple[str, dict]:
-    shape, typ = _t(d, "shape"), _t(d, "type")
-    if name != "movmatrix" and (shape != "m8n8" or typ != "b16"):
-        raise WmmaError(f"`{d.opcode}`: only the .m8n8 .b16 fragments are explained")
-    count = spec.COUNTS[d.get("num")] if name != "movmatrix" else 1
-    trans = d.get("trans") is not None
-    lay = matrix_layouts.ldmatrix_layout(count, trans)
-    if name == "movmatrix":
-        text = [d.opcode, "",
-                "Transposes an 8×8 matrix of .b16 held in the ldmatrix fragment (register of "
-                "lane l: row l/4, columns 2(l%4), 2(l%4)+1) across the warp: afterwards each "
-                "lane holds the elements of the transposed matrix in the same positions.",
-                "Requires sm_75 or later and PTX ISA 7.8."]
-        return "\n".join(text + ["", fragment_table(lay, "result: (row, col) of the source matrix each lane receives")]), {"d": lay}
-    verb = "Loads" if name == "ldmatrix" else "Stores"
-    need = "sm_75 and PTX ISA 6.5" if name == "ldmatrix" else "sm_90 and PTX ISA 7.8"
+def _movmatrix(d) -> tuple[str, dict]:
+    lay = matrix_layouts.ldmatrix_layout(1, True)
     text = [d.opcode, "",
-            f"{verb} {count} matrix(es) of 8×8 .b16 {'from' if name == 'ldmatrix' else 'to'} shared "
-            f"memory, collectively by the warp. Lane 8j+r supplies the address of row r of matrix j "
-            f"(lanes {8 * count} and up supply nothing); each row is 16 contiguous bytes, 16-byte "
-            "aligned.",
-            f"Register j holds matrix j{', transposed (.trans)' if trans else ''}; matrices are "
-            f"stacked: rows 8j..8j+7 below are matrix j.",
-            f"Requires {need} or later."]
-    return "\n".join(text + ["", fragment_table(lay, f"{count} register(s) per lane, {_per_register(lay.frag)}; "
-                                                     "cells: (row, col) of the stacked matrices")]), {"d": lay}
+            "Transposes an 8×8 matrix of .b16 held in the ldmatrix fragment (register of "
+            "lane l: row l/4, columns 2(l%4), 2(l%4)+1) across the warp: afterwards each "
+            "lane holds the elements of the transposed matrix in the same positions.",
+            "Requires sm_75 or later and PTX ISA 7.8."]
+    return "\n".join(text + ["", fragment_table(lay, "result: (row, col) of the source matrix each lane receives")]), {"d": lay}
+
+
+def _b8_description(form, name: str, src_fmt: str | None) -> list[str]:
+    """What the sm_100 .b8 forms move and how (spec.matrix_form says the same as data)."""
+    frag, per = form.frag, form.rows_per_matrix
+    count = frag.rows // per
+    if name == "stmatrix":
+        shape = ("16×8 .b8, written column-major (.trans): matrix j's column c goes to row 8j+c; "
+                 "register j holds, in bytes 0-1, matrix j's row l/4, columns 2(l%4) and 2(l%4)+1, "
+                 "in bytes 2-3 the same columns of row l/4 + 8")
+    elif per == 16:
+        shape = ("16×16 8-bit elements, read column-major (.trans is mandatory): row c of matrix j "
+                 "in memory is its column c; register 2j+k holds matrix j's row l/4 + 8k, columns "
+                 "4(l%4)..4(l%4)+3")
+    else:
+        shape = ("8×16 8-bit containers, row-major; register j holds row l/4 of matrix j, "
+                 "containers 4(l%4)..4(l%4)+3")
+    lines = [f"{'Loads' if name == 'ldmatrix' else 'Stores'} {count} matrix(es), collectively by "
+             f"the warp: {shape}. Lane {per}j+r supplies the address of memory row r of "
+             f"matrix j (lanes {frag.rows} and up supply nothing); each row is 16 contiguous "
+             "bytes, 16-byte aligned."]
+    if src_fmt:
+        bits = spec.PACKED_BITS[src_fmt]
+        lines.append(f"Each memory row holds 16 unsigned {bits}-bit elements ({src_fmt}: element c in "
+                     f"bits {bits}c..{bits}c+{bits - 1}, then {128 - 16 * bits} bits of padding); each "
+                     f"lands in an 8-bit container, in its low {bits} bits with the padding zero "
+                     "(the PTX ISA text does not say which side the padding is on).")
+    lines.append(f"Targets and PTX ISA version — {B8_FORMS.source}")
+    return lines
+
+
+def _matrix_load(d, name: str) -> tuple[str, dict]:
+    if name == "movmatrix":
+        return _movmatrix(d)
+    count = spec.COUNTS[d.get("num")]
+    trans = d.get("trans") is not None
+    try:
+        form, lay = matrix_layouts.matrix_form_layout(name, _t(d, "shape"), count, trans,
+                                                      _t(d, "type"), _t(d, "src_fmt"))
+    except KeyError as e:
+        raise WmmaError(f"`{d.opcode}`: {e.args[0]}") from None
+    cells = "cells: (memory row, element) — memory row r is the one lane r names"
+    if form.frag.type == "b16":
+        verb = "Loads" if name == "ldmatrix" else "Stores"
+        need = "sm_75 and PTX ISA 6.5" if name == "ldmatrix" else "sm_90 and PTX ISA 7.8"
+        text = [d.opcode, "",
+                f"{verb} {count} matrix(es) of 8×8 .b16 {'from' if name == 'ldmatrix' else 'to'} shared "
+                f"memory, collectively by the warp. Lane 8j+r supplies the address of row r of matrix j "
+                f"(lanes {8 * count} and up supply nothing); each row is 16 contiguous bytes, 16-byte "
+                "aligned.",
+                f"Register j holds matrix j{', transposed (.trans)' if trans else ''}; matrices are "
+                f"stacked: rows 8j..8j+7 below are matrix j.",
+                f"Requires {need} or later."]
+        cells = "cells: (row, col) of the stacked matrices"
+    else:
+        text = [d.opcode, ""] + _b8_description(form, name, _t(d, "src_fmt"))
+    return "\n".join(text + ["", fragment_table(lay, f"{lay.nregs} register(s) per lane, "
+                                                     f"{_per_register(lay.frag)}; {cells}")]), {"d": lay}
 
 
 def _wgmma(d) -> tuple[str, dict]:

@@ -19,7 +19,7 @@ _SPACE = Group("ss", (".shared", ".shared::cta"))
 _LDMATRIX = Gate((6, 5), 75, "ldmatrix", "ldmatrix: PTX ISA 6.5, sm_75.")
 _STMATRIX = Gate((7, 8), 90, "stmatrix", "stmatrix: PTX ISA 7.8, sm_90.")
 _MOVMATRIX = Gate((7, 8), 75, "movmatrix", "movmatrix: PTX ISA 7.8, sm_75.")
-_B8_FORMS = Gate((8, 6), 100, "8-bit matrix shapes",
+B8_FORMS = Gate((8, 6), 100, "8-bit matrix shapes",
                  "ldmatrix .m16n16/.m8n16, stmatrix .m16n8: PTX ISA 8.6, sm_100a/sm_100f, "
                  "sm_120a/sm_120f (ptxas 13.0 refuses plain sm_100 and sm_90a)")
 _WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=("sm_90a",))
@@ -163,12 +163,12 @@ def _per_num(template: str, regs: dict, gate: Gate, dest: bool) -> tuple[Form, .
 _X = {".x1": 1, ".x2": 2, ".x4": 4}
 _LDMATRIX_FORMS = (
     _per_num(".sync.aligned.m8n8.num{.trans}{.ss}.b16", _X, _LDMATRIX, True)
-    + _per_num(".sync.aligned.m16n16.num.trans{.ss}.b8", {".x1": 2, ".x2": 4}, _B8_FORMS, True)
-    + _per_num(".sync.aligned.m16n16.num.trans{.ss}.b8x16.src_fmt", {".x1": 2, ".x2": 4}, _B8_FORMS, True)
-    + _per_num(".sync.aligned.m8n16.num{.ss}.b8x16.src_fmt", _X, _B8_FORMS, True))
+    + _per_num(".sync.aligned.m16n16.num.trans{.ss}.b8", {".x1": 2, ".x2": 4}, B8_FORMS, True)
+    + _per_num(".sync.aligned.m16n16.num.trans{.ss}.b8x16.src_fmt", {".x1": 2, ".x2": 4}, B8_FORMS, True)
+    + _per_num(".sync.aligned.m8n16.num{.ss}.b8x16.src_fmt", _X, B8_FORMS, True))
 _STMATRIX_FORMS = (
     _per_num(".sync.aligned.m8n8.num{.trans}{.ss}.b16", _X, _STMATRIX, False)
-    + _per_num(".sync.aligned.m16n8.num.trans{.ss}.b8", _X, _B8_FORMS, False))
+    + _per_num(".sync.aligned.m16n8.num.trans{.ss}.b8", _X, B8_FORMS, False))
 _MMA_FORMS = _mma_forms()
 _WGMMA_FORMS = _wgmma_forms()
 _WGMMA_SP_FORMS = _wgmma_forms(sparse=True)
