@@ -56,6 +56,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("st", "atom", "red"), "instructions.memory"),
     **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
                      "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
+    **dict.fromkeys(("bra", "brx.idx", "call", "ret", "exit"), "instructions.control"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
