@@ -88,11 +88,14 @@ DIVERGENCES: tuple[Divergence, ...] = (
         "operand takes any 32-bit register, and an `.f16x2` register reads as 32 bits. ptxas 13.0 "
         "follows that for arithmetic (`add.s32` takes an `.f16x2` register) but refuses `.f32` and "
         "`.f16x2` registers in the operands of bar/barrier, match, redux, vote, shfl, shf and "
-        "isspacep (\"Arguments mismatch\").",
+        "isspacep (\"Arguments mismatch\"), and in every operand whose type is fixed rather than "
+        "the instruction's own (popc/clz/bfind results, bfe/bfi bit positions, dp4a/dp2a results "
+        "and addends, the brx.idx index, an indirect call's address).",
         "isa.*.operands cases, ptxas 13.0.88",
         lambda o: o.ptxas_verdict == "reject" and not o.errors and dict(o.case.tags).get("as") in (".f16x2", ".f32")
-        and o.case.family.split(".")[1] in ("bar", "barrier", "match", "redux", "vote", "shfl", "shf",
-                                            "shl", "shr", "isspacep", "nanosleep")
+        and o.case.family.rsplit(".", 1)[0][4:] in (
+            "bar", "barrier", "match", "redux", "vote", "shfl", "shf", "shl", "shr", "isspacep", "nanosleep",
+            "popc", "clz", "bfind", "bfe", "bfi", "dp4a", "dp2a", "brx.idx", "call")
         and _ptxas_says(o, "Arguments mismatch"),
     ),
     Divergence(

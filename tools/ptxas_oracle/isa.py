@@ -321,7 +321,8 @@ def _mutations_family(spec: InstructionSpec):
 OPERAND_SWEPT = frozenset({"ptxld.spec.instructions.floats", "ptxld.spec.instructions.compare",
                            "ptxld.spec.instructions.logic", "ptxld.spec.instructions.convert",
                            "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync",
-                           "ptxld.spec.instructions.control"})
+                           "ptxld.spec.instructions.control", "ptxld.spec.instructions.integer",
+                           "ptxld.spec.instructions.mixed"})
 
 
 def _swept(spec: InstructionSpec) -> bool:

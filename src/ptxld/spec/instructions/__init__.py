@@ -57,6 +57,9 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
                      "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
     **dict.fromkeys(("bra", "brx.idx", "call", "ret", "exit"), "instructions.control"),
+    **dict.fromkeys(("mul24", "mad24", "sad", "rem", "popc", "clz", "bfind", "brev", "bfe", "bfi", "dp4a",
+                     "dp2a"), "instructions.integer"),
+    **dict.fromkeys(("mul", "mad", "div", "abs", "neg", "min", "max"), "instructions.mixed"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
