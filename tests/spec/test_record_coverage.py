@@ -35,13 +35,6 @@ WITHOUT_RECORD: dict[str, str] = {
     "multimem.ld_reduce": "not yet recorded",
     "multimem.st": "not yet recorded",
     "multimem.red": "not yet recorded",
-    "clusterlaunchcontrol": "not yet recorded",
-    "clusterlaunchcontrol.try_cancel": "not yet recorded",
-    "clusterlaunchcontrol.query_cancel": "not yet recorded",
-    "ldu": "not yet recorded",
-    "st.async": "not yet recorded",
-    "red.async": "not yet recorded",
-    "st.bulk": "not yet recorded",
 }
 
 

@@ -322,7 +322,8 @@ OPERAND_SWEPT = frozenset({"ptxld.spec.instructions.floats", "ptxld.spec.instruc
                            "ptxld.spec.instructions.logic", "ptxld.spec.instructions.convert",
                            "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync",
                            "ptxld.spec.instructions.control", "ptxld.spec.instructions.integer",
-                           "ptxld.spec.instructions.mixed"})
+                           "ptxld.spec.instructions.mixed", "ptxld.spec.instructions.async_store",
+                           "ptxld.spec.instructions.launch_control"})
 
 
 def _swept(spec: InstructionSpec) -> bool:

@@ -60,6 +60,9 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("mul24", "mad24", "sad", "rem", "popc", "clz", "bfind", "brev", "bfe", "bfi", "dp4a",
                      "dp2a"), "instructions.integer"),
     **dict.fromkeys(("mul", "mad", "div", "abs", "neg", "min", "max"), "instructions.mixed"),
+    **dict.fromkeys(("ldu", "st.async", "red.async", "st.bulk"), "instructions.async_store"),
+    **dict.fromkeys(("clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel"),
+                    "instructions.launch_control"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
