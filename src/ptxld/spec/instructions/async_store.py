@@ -18,6 +18,8 @@ _RELEASE = Gate((8, 7), 100, "st.async/red.async .release .global",
                 "st.async/red.async with .release, .mmio or .global: PTX ISA 8.7, sm_100.")
 _RELEASE_GATES = dict.fromkeys((".release", ".mmio", ".global"), _RELEASE)
 _MMIO = Group("mmio", (".mmio",))
+_NEEDS_COMPLETION = ("the PTX ISA writes `.mbarrier::complete_tx::bytes` (with an mbarrier operand) or "
+                     "`.release` with `.gpu`/`.sys`")
 
 RECORDS = (
     InstructionSpec("ldu", "PTX ISA 9.7.9.11 (ldu)", (
@@ -48,8 +50,10 @@ RECORDS = (
                         "type": (".b32", ".u32", ".s32", ".f32")}))),
         # ptxas 13.0 takes a scalar store without its mbarrier, and without the completion
         # mechanism where neither a state space nor `.cluster` is written (`.gpu`/`.sys` alone too)
-        Form("{.sem}.type", "a, b{, mbar}", where={"sem": (".weak",), "type": _ASYNC_TYPES}),
-        Form(".scope.type", "a, b{, mbar}", where={"scope": (".gpu", ".sys"), "type": _ASYNC_TYPES}),
+        Form("{.sem}.type", "a, b{, mbar}", where={"sem": (".weak",), "type": _ASYNC_TYPES},
+             beyond_isa=_NEEDS_COMPLETION),
+        Form(".scope.type", "a, b{, mbar}", where={"scope": (".gpu", ".sys"), "type": _ASYNC_TYPES},
+             beyond_isa=_NEEDS_COMPLETION),
         Form("{.mmio}.release.scope{.space}.type", "a, b", where={"scope": (".gpu", ".sys"), "space": (".global",)}),
     ), operands={"a": "addr", "b": "reg|imm:type", "bv": "vec|reg:type*vec", "mbar": "addr"}, gate=_ASYNC,
         gates=_RELEASE_GATES),
@@ -67,7 +71,8 @@ RECORDS = (
     ) + (Form("{.mmio}.release.scope{.space}.add.type", "a, b",
               where={"scope": (".gpu", ".sys"), "space": (".global",), "type": (".u32", ".s32", ".u64")}),
          Form(".relaxed.scope{.space}.add.type", "a, b",
-              where={"scope": (".gpu", ".sys"), "space": (".global",), "type": (".u32", ".s32", ".u64")}),
+              where={"scope": (".gpu", ".sys"), "space": (".global",), "type": (".u32", ".s32", ".u64")},
+              beyond_isa="the PTX ISA writes `.release` for a reduction without an mbarrier"),
          ), operands={"a": "addr", "b": "reg|imm:type", "mbar": "addr"}, gate=_ASYNC, gates=_RELEASE_GATES),
     InstructionSpec("st.bulk", "PTX ISA 9.7.9.13 (st.bulk)", (
         Group("sem", (".weak",)), Group("space", (".shared::cta",)),
