@@ -82,6 +82,16 @@ DIVERGENCES: tuple[Divergence, ...] = (
         and (".s4." in o.case.focus or ".u4." in o.case.focus),
     ),
     Divergence(
+        "st-async-vector-data-on-scalar-store",
+        "a brace vector as the data of a scalar st.async",
+        "ptxas 13.0 takes `st.async.mbarrier::complete_tx::bytes.s32 [a], {%r1, %r2}, [mbar]`: a "
+        "vector where the opcode names no vector size. The PTX ISA gives a scalar store a scalar "
+        "operand (a vector only with `.v2`/`.v4`); ptxld reports the vector.",
+        "isa.st.async.mutations, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.family == "isa.st.async.mutations"
+        and "{" in o.case.focus and ".v2" not in o.case.focus and ".v4" not in o.case.focus,
+    ),
+    Divergence(
         "float-register-in-collective-operand",
         "a float register as an integer operand of a barrier, warp collective or address test",
         "ptxld applies the relaxed type rule of the PTX ISA (9.4.1) to every operand: a `.b32`/`.u32` "
