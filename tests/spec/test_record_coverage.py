@@ -31,10 +31,6 @@ WITHOUT_RECORD: dict[str, str] = {
     "tcgen05.mma.sp": "not yet recorded (sm_100a tensor-memory instructions)",
     "tcgen05.commit": "not yet recorded (sm_100a tensor-memory instructions)",
     "tcgen05.fence": "not yet recorded (sm_100a tensor-memory instructions)",
-    "multimem": "not yet recorded",
-    "multimem.ld_reduce": "not yet recorded",
-    "multimem.st": "not yet recorded",
-    "multimem.red": "not yet recorded",
 }
 
 

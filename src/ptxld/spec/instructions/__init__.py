@@ -61,6 +61,7 @@ _HOME: dict[str, str] = {
                      "dp2a"), "instructions.integer"),
     **dict.fromkeys(("mul", "mad", "div", "abs", "neg", "min", "max"), "instructions.mixed"),
     **dict.fromkeys(("ldu", "st.async", "red.async", "st.bulk"), "instructions.async_store"),
+    **dict.fromkeys(("multimem.ld_reduce", "multimem.st", "multimem.red"), "instructions.multimem"),
     **dict.fromkeys(("clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel"),
                     "instructions.launch_control"),
 }
