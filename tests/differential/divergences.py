@@ -82,17 +82,30 @@ DIVERGENCES: tuple[Divergence, ...] = (
         and (".s4." in o.case.focus or ".u4." in o.case.focus),
     ),
     Divergence(
+        "st-async-vector-data-on-scalar-store",
+        "a brace vector as the data of a scalar st.async",
+        "ptxas 13.0 takes `st.async.mbarrier::complete_tx::bytes.s32 [a], {%r1, %r2}, [mbar]`: a "
+        "vector where the opcode names no vector size. The PTX ISA gives a scalar store a scalar "
+        "operand (a vector only with `.v2`/`.v4`); ptxld reports the vector.",
+        "isa.st.async.mutations, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.family == "isa.st.async.mutations"
+        and "{" in o.case.focus and ".v2" not in o.case.focus and ".v4" not in o.case.focus,
+    ),
+    Divergence(
         "float-register-in-collective-operand",
         "a float register as an integer operand of a barrier, warp collective or address test",
         "ptxld applies the relaxed type rule of the PTX ISA (9.4.1) to every operand: a `.b32`/`.u32` "
         "operand takes any 32-bit register, and an `.f16x2` register reads as 32 bits. ptxas 13.0 "
         "follows that for arithmetic (`add.s32` takes an `.f16x2` register) but refuses `.f32` and "
         "`.f16x2` registers in the operands of bar/barrier, match, redux, vote, shfl, shf and "
-        "isspacep (\"Arguments mismatch\").",
+        "isspacep (\"Arguments mismatch\"), and in every operand whose type is fixed rather than "
+        "the instruction's own (popc/clz/bfind results, bfe/bfi bit positions, dp4a/dp2a results "
+        "and addends, the brx.idx index, an indirect call's address).",
         "isa.*.operands cases, ptxas 13.0.88",
         lambda o: o.ptxas_verdict == "reject" and not o.errors and dict(o.case.tags).get("as") in (".f16x2", ".f32")
-        and o.case.family.split(".")[1] in ("bar", "barrier", "match", "redux", "vote", "shfl", "shf",
-                                            "shl", "shr", "isspacep", "nanosleep")
+        and o.case.family.rsplit(".", 1)[0][4:] in (
+            "bar", "barrier", "match", "redux", "vote", "shfl", "shf", "shl", "shr", "isspacep", "nanosleep",
+            "popc", "clz", "bfind", "bfe", "bfi", "dp4a", "dp2a", "brx.idx", "call")
         and _ptxas_says(o, "Arguments mismatch"),
     ),
     Divergence(

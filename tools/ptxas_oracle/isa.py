@@ -50,6 +50,14 @@ _HOLDER = {".bf16": ".b16", ".bf16x2": ".b32", ".tf32": ".b32", ".e4m3": ".b16",
            ".s8x4": ".b32", ".f32x2": ".b64", ".bf16": ".b16"}
 _IMMEDIATE = {"f": "0f3F800000", "pred": "1"}
 
+# calls: a callee per shape of the call (how many parenthesised lists: none, arguments, return
+# value and arguments), declared in the module, and the prototype an indirect call of that shape
+# names (declared in the kernel); a `.branchtargets` list for brx.idx
+_CALLEES = ("f_v", "f_p", "f_rp")
+CALL_PRELUDE = (".func f_v()", "{", "\tret;", "}", ".func f_p(.param .b32 a)", "{", "\tret;", "}",
+                ".func (.param .b32 r) f_rp(.param .b32 a)", "{", "\tst.param.b32 [r], 1;", "\tret;", "}")
+_PROTOTYPES = ("_ ()", "_ (.param .b32 _)", "(.param .b32 _) _ (.param .b32 _)")
+
 
 def records() -> list[InstructionSpec]:
     out = []
@@ -166,13 +174,23 @@ def _holder(t: str) -> str:
     return _HOLDER.get(t, t if t in TYPES and TYPES[t].register else f".b{TYPES[t].bits}")
 
 
-def _operand(k, role, values: dict[str, str], spec) -> str:
+def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
     kinds = role.kinds
     t = None
     if role.type:
         first = role.type.split("|")[0]
         t = first if first.startswith(".") else (f".{first}" if first[0] == "b" and first[1:].isdigit()
                                                 else values.get(first))
+    if "params" in kinds:
+        return f"({k.reg('.b32')})"
+    if "func" in kinds:
+        return _CALLEES[lists]
+    if "label" in kinds and t == ".callprototype":
+        k.declare(f"proto_{lists}: .callprototype {_PROTOTYPES[lists]};")
+        return f"proto_{lists}"
+    if "label" in kinds and t == ".branchtargets":
+        k.declare("tlist: .branchtargets L_target;")
+        return "tlist"
     if "vec" in kinds and role.count:
         n = int(role.count) if role.count.isdigit() else int((values.get(role.count) or ".v2")[2:])
         return "{" + ", ".join(k.reg(_holder(t) if t in TYPES else ".b32") for _ in range(n)) + "}"
@@ -200,9 +218,18 @@ def _operand(k, role, values: dict[str, str], spec) -> str:
 
 
 def _instance(spec, form, values, k) -> tuple[str, list[str]]:
-    ops = [_operand(k, role, values, spec) for _, role, optional in spec.operand_roles(form)
-           if not optional]
+    roles = [role for _, role, optional in spec.operand_roles(form) if not optional]
+    lists = sum("params" in role.kinds for role in roles)
+    ops = [_operand(k, role, values, spec, lists) for role in roles]
+    if any("label" in role.kinds for role in roles):
+        k.tail.append("L_target:")        # what a label operand (or a branch-target list) names
     return opcode_of(spec, values), ops
+
+
+def _context(spec, form) -> dict:
+    """Module-scope declarations a form's cases need (the callees of `call`)."""
+    calls = any("func" in role.kinds for _, role, _ in spec.operand_roles(form))
+    return {"prelude": CALL_PRELUDE} if calls else {}
 
 
 def _text(opcode: str, ops: list[str]) -> str:
@@ -217,9 +244,8 @@ def _forms_family(spec: InstructionSpec):
                 for target, version in _placements(spec, form, values):
                     k = Kernel()
                     opcode, ops = _instance(spec, form, values, k)
-                    if "label" in str([r.kinds for _, r, _ in spec.operand_roles(form)]):
-                        k.tail.append("L_target:")
-                    yield version, target, k, _text(opcode, ops), {"form": spelled(spec, form)}
+                    yield version, target, k, _text(opcode, ops), {"form": spelled(spec, form),
+                                                                      **_context(spec, form)}
     gen.__doc__ = f"every form of {spec.name} over its slot values and gates"
     return gen
 
@@ -284,7 +310,8 @@ def _mutations_family(spec: InstructionSpec):
                             continue
                         ops[0] = "1"
                     yield version, target, k, _text(opcode, ops), {"mutation": kind,
-                                                                     "form": spelled(spec, form)}
+                                                                     "form": spelled(spec, form),
+                                                                     **_context(spec, form)}
     gen.__doc__ = f"near misses of every form of {spec.name}"
     return gen
 
@@ -293,7 +320,10 @@ def _mutations_family(spec: InstructionSpec):
 # its module once its roles pass them)
 OPERAND_SWEPT = frozenset({"ptxld.spec.instructions.floats", "ptxld.spec.instructions.compare",
                            "ptxld.spec.instructions.logic", "ptxld.spec.instructions.convert",
-                           "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync"})
+                           "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync",
+                           "ptxld.spec.instructions.control", "ptxld.spec.instructions.integer",
+                           "ptxld.spec.instructions.mixed", "ptxld.spec.instructions.async_store",
+                           "ptxld.spec.instructions.launch_control"})
 
 
 def _swept(spec: InstructionSpec) -> bool:
@@ -328,7 +358,8 @@ def _operands_family(spec: InstructionSpec):
                         else:
                             ops[i] = k.reg(cls)
                         yield version, target, k, _text(opcode, ops), {"operand": i, "as": cls,
-                                                                         "form": spelled(spec, form)}
+                                                                         "form": spelled(spec, form),
+                                                                         **_context(spec, form)}
     gen.__doc__ = f"every operand of every form of {spec.name} as each register class"
     return gen
 

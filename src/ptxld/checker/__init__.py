@@ -14,7 +14,7 @@ from ..ptx.parser import no_gc, parse
 from ..ptx.source import Source
 from ..ptx.syntax import non_ascii_error, operand_errors
 # the rule modules: each registers its checking functions and their rules on import
-from . import header, names, ld, gates, operands, records, wmma, suppress  # noqa: F401 (in this order)
+from . import header, names, ld, gates, operands, records, calls, isa_text, wmma, suppress  # noqa: F401 (in this order)
 from .context import Checker
 from .operands import _STORE_LIKE
 from .records import has_record_rules

@@ -91,13 +91,15 @@ class Form:
 
     `where` restricts a group named in the template to some of its values for this form
     (`where={"type": (".u16", ".u32")}`). `operands` lists role names, `{}` around trailing
-    optional ones: `"d, a, b{, c}"`."""
-    __slots__ = ("template", "operands", "gate", "where", "note")
+    optional ones: `"d, a, b{, c}"`. `beyond_isa` marks a form ptxas 13.0 accepts that the PTX ISA
+    text does not list, saying what the text requires (a warning; an error under --strict)."""
+    __slots__ = ("template", "operands", "gate", "where", "note", "beyond_isa")
 
     def __init__(self, template: str, operands: str = "", gate: Gate | None = None,
-                 where: dict | None = None, note: str = ""):
+                 where: dict | None = None, note: str = "", beyond_isa: str = ""):
         self.template, self.operands, self.gate, self.where, self.note = (
             template, operands, gate, where or {}, note)
+        self.beyond_isa = beyond_isa
 
     def __repr__(self) -> str:
         return f"Form({self.template!r}, {self.operands!r})"

@@ -56,6 +56,14 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("st", "atom", "red"), "instructions.memory"),
     **dict.fromkeys(("bar", "barrier", "bar.warp.sync", "membar", "fence", "shfl", "match", "redux",
                      "activemask", "nanosleep", "trap", "brkpt", "pmevent"), "instructions.sync"),
+    **dict.fromkeys(("bra", "brx.idx", "call", "ret", "exit"), "instructions.control"),
+    **dict.fromkeys(("mul24", "mad24", "sad", "rem", "popc", "clz", "bfind", "brev", "bfe", "bfi", "dp4a",
+                     "dp2a"), "instructions.integer"),
+    **dict.fromkeys(("mul", "mad", "div", "abs", "neg", "min", "max"), "instructions.mixed"),
+    **dict.fromkeys(("ldu", "st.async", "red.async", "st.bulk"), "instructions.async_store"),
+    **dict.fromkeys(("multimem.ld_reduce", "multimem.st", "multimem.red"), "instructions.multimem"),
+    **dict.fromkeys(("clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel"),
+                    "instructions.launch_control"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}

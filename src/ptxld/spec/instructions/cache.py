@@ -31,8 +31,9 @@ RECORDS = (
         Group("tensormap", (".tensormap",)),
     ), forms=(
         Form("{.space}.level", "a", where={"space": (".global", ".local")}, gate=_SM20),
-        # the ISA writes `.global` here; ptxas 13.0 also takes the generic form
-        Form("{.space}.evict", "a", where={"space": (".global",)}, gate=_SM80),
+        Form(".space.evict", "a", where={"space": (".global",)}, gate=_SM80),
+        # ptxas 13.0 also takes the generic form
+        Form(".evict", "a", gate=_SM80, beyond_isa="the PTX ISA writes `.global` here"),
         Form("{.space}.tensormap", "a", where={"space": (".const", ".param")}, gate=_TENSORMAP),
     ), operands={"a": "addr"}),
     InstructionSpec("prefetchu", "PTX ISA 9.7.9.15 (prefetch, prefetchu)", (

@@ -19,6 +19,13 @@ _FLOATS = (".bf16", ".f16", ".f32", ".f64")
 _IRND = (".rni", ".rzi", ".rmi", ".rpi")
 _FRND = (".rn", ".rz", ".rm", ".rp")
 _F8X2 = (".e4m3x2", ".e5m2x2")
+_F6X2 = (".e2m3x2", ".e3m2x2")
+_NARROW_FLOATS = _F6X2 + (".e2m1x2", ".ue8m0x2")
+# 6- and 4-bit floats and the 8-bit exponent scale: PTX ISA 8.6, on the architecture- and
+# family-specific targets of sm_100 and later (ptxas 13.0: "not supported on .target 'sm_100'")
+_F6F4 = Gate((8, 6), 100, "cvt with .e2m3x2/.e3m2x2/.e2m1x2/.ue8m0x2",
+             "cvt .e2m3x2/.e3m2x2/.e2m1x2/.ue8m0x2: PTX ISA 8.6, sm_100a/sm_100f and later specific targets.",
+             only_targets=tuple(f"sm_{n}{k}" for n in (100, 101, 103, 110, 120, 121) for k in "af"))
 
 _BF16_F32 = Gate((7, 0), 80, "cvt.bf16.f32", "cvt to .bf16 from .f32: PTX ISA 7.0, sm_80.")
 _F32_BF16 = Gate((7, 8), 80, "cvt.f32.bf16", "cvt.f32.bf16: PTX ISA 7.8, sm_80 (ptxas 13.0).")
@@ -99,8 +106,8 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     # ptxas takes `.sat` written twice (not `.ftz`)
     Group("rnd", _IRND + _FRND + (".rna",)), Group("ftz", (".ftz",)), Group("sat", (".sat",), repeatable=True),
     Group("relu", (".relu",), repeatable=True), Group("satfinite", (".satfinite",), repeatable=True),
-    Group("dtype", _INTS + _FLOATS + (".f16x2", ".bf16x2", ".tf32") + _F8X2),
-    Group("atype", _INTS + _FLOATS + (".f16x2",) + _F8X2),
+    Group("dtype", _INTS + _FLOATS + (".f16x2", ".bf16x2", ".tf32") + _F8X2 + _NARROW_FLOATS),
+    Group("atype", _INTS + _FLOATS + (".f16x2", ".bf16x2") + _F8X2 + _NARROW_FLOATS),
 ), forms=_scalar_forms() + (
     # two .f32 into a packed pair
     # (the .f16 family takes wider registers, the .bf16 family registers of the type's size)
@@ -125,11 +132,21 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
         Form(".rn.satfinite{.relu}.dtype.f32", "d8, af, b", where={"dtype": _F8X2}, gate=g),
         Form(".rn.satfinite{.relu}.dtype.f16x2", "d8, ah", where={"dtype": _F8X2}, gate=g),
         Form(".rn{.relu}.f16x2.atype", "d2h, a8", where={"atype": _F8X2}, gate=g))),
+    # 6-bit floats two at a time in 16 bits, 4-bit floats two at a time in 8 bits, and the
+    # unsigned 8-bit exponent (block scale factors)
+    Form(".rn.satfinite{.relu}.dtype.f32", "d8, af, b", where={"dtype": _F6X2}, gate=_F6F4),
+    Form(".rn{.relu}{.satfinite}.f16x2.atype", "d2h, a8", where={"atype": _F6X2}, gate=_F6F4),
+    Form(".rn.satfinite{.relu}.e2m1x2.f32", "d4, af, b", gate=_F6F4),
+    Form(".rn{.relu}{.satfinite}.f16x2.e2m1x2", "d2h, a4", gate=_F6F4),
+    Form(".rnd{.satfinite}.ue8m0x2.f32", "d8, af, b", where={"rnd": (".rz", ".rp")}, gate=_F6F4),
+    Form(".rnd{.satfinite}.ue8m0x2.bf16x2", "d8, abf", where={"rnd": (".rz", ".rp")}, gate=_F6F4),
+    Form(".rn.bf16x2.ue8m0x2", "d2, a8", gate=_F6F4),
 ), operands={
     "d": "=reg:dtype+", "a": "reg|imm:atype+", "dn": "=reg:dtype", "an": "reg|imm:atype",
     "ai": "reg|imm|sreg:atype+",
     "b": "reg|imm:.f32", "bw": "reg|imm:.f32+", "af": "reg|imm:.f32",
-    "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:raw32", "d8": "=reg:raw16", "ah": "reg:.f16x2", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
+    "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:raw32", "d8": "=reg:raw16", "ah": "reg:.f16x2",
+    "d4": "=reg:raw8", "a4": "reg:raw8", "abf": "reg:.bf16x2", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
 })
 
 _PACK = Gate((6, 5), 72, "cvt.pack", "cvt.pack: PTX ISA 6.5, sm_72.")

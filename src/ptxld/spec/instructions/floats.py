@@ -37,8 +37,10 @@ RECORDS = (
     InstructionSpec("testp", "PTX ISA 9.7.3.1 (testp)", (
         Group("op", (".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal")),
         Group("type", (".f32", ".f64")),
-    # ptxas 13.0 takes `testp.f32` without a test (the ISA requires one)
-    ), forms=(Form("{.op}.type", "p, a"),),
+    ), forms=(Form(".op.type", "p, a"),
+              # ptxas 13.0 takes `testp.f32` without a test
+              Form(".type", "p, a", beyond_isa="the PTX ISA requires a test (`.finite`, `.infinite`, "
+                   "`.number`, `.notanumber`, `.normal` or `.subnormal`)")),
         operands={"p": "=pred", "a": SRC}, gate=Gate((2, 0), 20, "testp", "testp: PTX ISA 2.0, sm_20.")),
     InstructionSpec("copysign", "PTX ISA 9.7.3.2 (copysign)", (Group("type", (".f32", ".f64")),),
                     forms=(Form(".type", "d, a, b"),), operands={"d": D, "a": SRC, "b": SRC},
@@ -55,8 +57,11 @@ RECORDS = (
              gate=F16_GATE),
         Form(".rnd{.ftz}.relu.type", "d, a, b, c", where={"rnd": (".rn",), "type": (".f16", ".f16x2")},
              gate=_RELU),
-        # ptxas 13.0 takes every rounding for .bf16/.bf16x2 (the ISA lists .rn only)
-        Form(".rnd{.relu}.type", "d, a, b, c", where={"type": (".bf16", ".bf16x2")}, gate=_RELU),
+        Form(".rnd{.relu}.type", "d, a, b, c", where={"rnd": (".rn",), "type": (".bf16", ".bf16x2")},
+             gate=_RELU),
+        # ptxas 13.0 takes every rounding for .bf16/.bf16x2
+        Form(".rnd{.relu}.type", "d, a, b, c", where={"rnd": (".rz", ".rm", ".rp"), "type": (".bf16", ".bf16x2")},
+             gate=_RELU, beyond_isa="the PTX ISA lists only `.rn` for `.bf16`/`.bf16x2`"),
         # ptxas 13.0 also takes .oob with .sat (not with .ftz) for .f16/.f16x2
         Form(".rnd.oob{.relu}.type", "d, a, b, c", where={"rnd": (".rn",), "type": (".f16", ".f16x2")},
              gate=_OOB),

@@ -173,6 +173,12 @@ _MMA_FORMS = _mma_forms()
 _WGMMA_FORMS = _wgmma_forms()
 _WGMMA_SP_FORMS = _wgmma_forms(sparse=True)
 
+
+def _aligned_or_not(operands: str) -> tuple[Form, Form]:
+    """`.sync.aligned`, as the ISA writes it, and `.sync` alone, which ptxas 13.0 also takes."""
+    return (Form(".sync.aligned", operands),
+            Form(".sync", operands, beyond_isa="the PTX ISA writes `.sync.aligned`"))
+
 RECORDS = (
     InstructionSpec("ldmatrix", "PTX ISA 9.7.14.5.15 (ldmatrix)", _SYNC + (
         Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(mma_spec.COUNTS)),
@@ -212,11 +218,11 @@ RECORDS = (
 
     # wgmma: ptxas 13.0 takes the wgmma instructions without `.aligned` (the ISA writes it)
     InstructionSpec("wgmma.fence", "PTX ISA 9.7.15.5.1 (wgmma.fence)", _SYNC,
-                    forms=(Form(".sync{.aligned}", ""),), gate=_WGMMA),
+                    forms=_aligned_or_not(""), gate=_WGMMA),
     InstructionSpec("wgmma.commit_group", "PTX ISA 9.7.15.5.3 (wgmma.commit_group)", _SYNC,
-                    forms=(Form(".sync{.aligned}", ""),), gate=_WGMMA),
+                    forms=_aligned_or_not(""), gate=_WGMMA),
     InstructionSpec("wgmma.wait_group", "PTX ISA 9.7.15.5.4 (wgmma.wait_group)", _SYNC,
-                    forms=(Form(".sync{.aligned}", "n"),), operands={"n": "imm:.u32"}, gate=_WGMMA),
+                    forms=_aligned_or_not("n"), operands={"n": "imm:.u32"}, gate=_WGMMA),
     InstructionSpec("wgmma.mma_async", "PTX ISA 9.7.15.5.2 (wgmma.mma_async)", _SYNC + (
         Group("shape", _wgmma_shapes()),
         Group("dtype", (".f16", ".f32", ".s32")),
