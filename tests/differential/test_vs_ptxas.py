@@ -56,8 +56,9 @@ def test_generator_makes_complete_modules():
                 continue
             assert f"isa.{spec.name}.{kind}" in families, (spec.name, kind)
     # operand swaps wherever an operand is a register or immediate (not only addresses)
+    # operand swaps of every record with an operand to swap
     swapped = [s for s in isa.records() if f"isa.{s.name}.operands" in families]
-    assert len(swapped) >= 40      # the records measured with operand swaps (isa.OPERAND_SWEPT)
+    assert len(swapped) >= len(isa.records()) - 10
     assert len({c.id for c in cases}) == len(cases)
     for c in cases[:: max(1, len(cases) // 500)]:
         lines = c.text.splitlines()

@@ -65,10 +65,9 @@ def _sm(target: str) -> int:
 
 
 def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
-    """`_base_placements`, with the gate corner and the target sweep for the records measured
-    with them (`_swept`)."""
+    """`_base_placements`, with the gate corner and the target sweep."""
     out = _base_placements(spec, form, values)
-    if not _swept(spec) or not out:
+    if not out:
         return out
     gates = [g for g in (spec.gate, form.gate, *(spec.gates.get(v) for v in values.values())) if g]
     min_ptx = max([g.min_ptx for g in gates] + [(6, 0)])
@@ -289,17 +288,6 @@ def _mutations_family(spec: InstructionSpec):
     return gen
 
 
-# records whose operand roles were measured with the operand swaps below (a record opts in by
-# its module once its roles pass them)
-OPERAND_SWEPT = frozenset({"ptxld.spec.instructions.floats", "ptxld.spec.instructions.compare",
-                           "ptxld.spec.instructions.logic", "ptxld.spec.instructions.convert",
-                           "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync"})
-
-
-def _swept(spec: InstructionSpec) -> bool:
-    return instructions.home_module(spec.name) in OPERAND_SWEPT or spec.name in ("add", "sub", "mov", "vote")
-
-
 def _operands_family(spec: InstructionSpec):
     def gen():
         rng = random.Random(f"isa.{spec.name}.operands")
@@ -341,8 +329,7 @@ def families(kernel, targets, versions) -> dict:
     for spec in records():
         out[f"isa.{spec.name}.forms"] = _forms_family(spec)
         out[f"isa.{spec.name}.mutations"] = _mutations_family(spec)
-        if _swept(spec):
-            out[f"isa.{spec.name}.operands"] = _operands_family(spec)
+        out[f"isa.{spec.name}.operands"] = _operands_family(spec)
     return out
 
 
