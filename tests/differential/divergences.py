@@ -82,20 +82,6 @@ DIVERGENCES: tuple[Divergence, ...] = (
         and (".s4." in o.case.focus or ".u4." in o.case.focus),
     ),
     Divergence(
-        "float-register-in-collective-operand",
-        "a float register as an integer operand of a barrier, warp collective or address test",
-        "ptxld applies the relaxed type rule of the PTX ISA (9.4.1) to every operand: a `.b32`/`.u32` "
-        "operand takes any 32-bit register, and an `.f16x2` register reads as 32 bits. ptxas 13.0 "
-        "follows that for arithmetic (`add.s32` takes an `.f16x2` register) but refuses `.f32` and "
-        "`.f16x2` registers in the operands of bar/barrier, match, redux, vote, shfl, shf and "
-        "isspacep (\"Arguments mismatch\").",
-        "isa.*.operands cases, ptxas 13.0.88",
-        lambda o: o.ptxas_verdict == "reject" and not o.errors and dict(o.case.tags).get("as") in (".f16x2", ".f32")
-        and o.case.family.split(".")[1] in ("bar", "barrier", "match", "redux", "vote", "shfl", "shf",
-                                            "shl", "shr", "isspacep", "nanosleep")
-        and _ptxas_says(o, "Arguments mismatch"),
-    ),
-    Divergence(
         "bf16-set-result-in-integer-register",
         "a 16-bit integer register for the .bf16 result of set",
         "ptxas 13.0 takes a `.u16`/`.s16` register for `set`'s `.bf16` destination; ptxld wants a "
@@ -104,15 +90,6 @@ DIVERGENCES: tuple[Divergence, ...] = (
         "isa.set.operands cases, ptxas 13.0.88",
         lambda o: o.ptxas_verdict == "accept" and o.case.family == "isa.set.operands"
         and dict(o.case.tags).get("as") in (".u16", ".s16") and all(d.code == "PTX0806" for d in o.errors),
-    ),
-    Divergence(
-        "barrier-thread-count-multiple",
-        "an immediate barrier thread count that is not a multiple of the warp size",
-        "The PTX ISA says the thread count of bar/barrier must be a multiple of the warp size; "
-        "ptxas 13.0 checks it for immediates. ptxld does not check operand values.",
-        "isa.bar*.operands cases, ptxas 13.0.88",
-        lambda o: o.ptxas_verdict == "reject" and not o.errors
-        and _ptxas_says(o, "Number of threads participating in barrier"),
     ),
     Divergence(
         "atom-fourth-operand-immediate",

@@ -165,13 +165,21 @@ def _holder(t: str) -> str:
     return _HOLDER.get(t, t if t in TYPES and TYPES[t].register else f".b{TYPES[t].bits}")
 
 
+def _width_class(name: str) -> str | None:
+    """The register a width class `intN`/`rawN` of an operand spec is spelled with."""
+    for prefix, kind in (("int", ".u"), ("raw", ".b")):
+        if name.startswith(prefix) and name[len(prefix):].isdigit():
+            return kind + name[len(prefix):]
+    return None
+
+
 def _operand(k, role, values: dict[str, str], spec) -> str:
     kinds = role.kinds
     t = None
     if role.type:
         first = role.type.split("|")[0]
         t = first if first.startswith(".") else (f".{first}" if first[0] == "b" and first[1:].isdigit()
-                                                else values.get(first))
+                                                else _width_class(first) or values.get(first))
     if "vec" in kinds and role.count:
         n = int(role.count) if role.count.isdigit() else int((values.get(role.count) or ".v2")[2:])
         return "{" + ", ".join(k.reg(_holder(t) if t in TYPES else ".b32") for _ in range(n)) + "}"
