@@ -55,8 +55,7 @@ def test_generator_makes_complete_modules():
                 assert any(f.startswith("isa.") and spec.name in focus[f] for f in families), spec.name
                 continue
             assert f"isa.{spec.name}.{kind}" in families, (spec.name, kind)
-    # operand swaps wherever an operand is a register or immediate (not only addresses)
-    # operand swaps on every record with an operand that is not an address, label or vector
+    # operand swaps on every record with an operand that is not an address, label or sized vector
     def swappable(spec):
         return any(not optional and not role.kinds & {"addr", "label", "func", "params"}
                    and not ("vec" in role.kinds and role.count)

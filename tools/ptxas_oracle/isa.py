@@ -296,12 +296,21 @@ def _mutations_family(spec: InstructionSpec):
     return gen
 
 
+def _swappable(role) -> bool:
+    """Whether an operand is swapped through the register classes (not an address, label,
+    function, parameter list or sized vector)."""
+    return not role.kinds & {"addr", "label", "func", "params"} and not ("vec" in role.kinds and role.count)
+
+
 def _operands_family(spec: InstructionSpec):
     def gen():
         rng = random.Random(f"isa.{spec.name}.operands")
         forms = list(spec.forms)
         if len(forms) > OPERAND_FORMS:   # wgmma and mma have hundreds of forms of one operand shape
-            forms = random.Random(f"isa.{spec.name}.operand-forms").sample(forms, OPERAND_FORMS)
+            # a sample of those with an operand to swap (most of mma's take vectors only)
+            forms = [f for f in forms if any(_swappable(r) for _, r, optional in spec.operand_roles(f)
+                                             if not optional)]
+            forms = random.Random(f"isa.{spec.name}.operand-forms").sample(forms, min(OPERAND_FORMS, len(forms)))
         for form in forms:
             roles = [r for _, r, optional in spec.operand_roles(form) if not optional]
             for values in _spellings(spec, form, rng)[:OPERAND_SPELLINGS]:
@@ -310,7 +319,7 @@ def _operands_family(spec: InstructionSpec):
                     continue
                 target, version = placements[0]
                 for i, role in enumerate(roles):
-                    if role.kinds & {"addr", "label", "func", "params"} or "vec" in role.kinds and role.count:
+                    if not _swappable(role):
                         continue
                     for cls in REGISTER_CLASSES + ("imm", "sreg"):
                         k = Kernel()
