@@ -244,7 +244,9 @@ def test_bulk_copy_size_must_be_a_multiple_of_16(tmp_path):
 mov.u32 %r1, bar;
 mov.u32 %r2, buf;
 mbarrier.init.shared::cta.b64 [%r1], 1;
-cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 24, [%r1];"""
+mov.u32 %r3, 24;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], %r3, [%r1];"""
+    # a size in a register: ptxas (and ptxld's checker) refuse an immediate 24 before the run
     k, src = kernel(body, decls=".shared .align 8 .b64 bar;\n.shared .align 128 .b8 buf[256];")
     with pytest.raises(emu.AsyncCopyError, match="multiple of 16") as e:
         k(1, 1, [np.zeros(64, np.uint32)])

@@ -73,10 +73,9 @@ def _sm(target: str) -> int:
 
 
 def _placements(spec: InstructionSpec, form: Form, values: dict[str, str]):
-    """`_base_placements`, with the gate corner and the target sweep for the records measured
-    with them (`_swept`)."""
+    """`_base_placements`, with the gate corner and the target sweep."""
     out = _base_placements(spec, form, values)
-    if not _swept(spec) or not out:
+    if not out:
         return out
     gates = [g for g in (spec.gate, form.gate, *(spec.gates.get(v) for v in values.values())) if g]
     min_ptx = max([g.min_ptx for g in gates] + [(6, 0)])
@@ -174,13 +173,21 @@ def _holder(t: str) -> str:
     return _HOLDER.get(t, t if t in TYPES and TYPES[t].register else f".b{TYPES[t].bits}")
 
 
+def _width_class(name: str) -> str | None:
+    """The register a width class `intN`/`rawN` of an operand spec is spelled with."""
+    for prefix, kind in (("int", ".u"), ("raw", ".b")):
+        if name.startswith(prefix) and name[len(prefix):].isdigit():
+            return kind + name[len(prefix):]
+    return None
+
+
 def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
     kinds = role.kinds
     t = None
     if role.type:
         first = role.type.split("|")[0]
         t = first if first.startswith(".") else (f".{first}" if first[0] == "b" and first[1:].isdigit()
-                                                else values.get(first))
+                                                else _width_class(first) or values.get(first))
     if "params" in kinds:
         return f"({k.reg('.b32')})"
     if "func" in kinds:
@@ -316,18 +323,10 @@ def _mutations_family(spec: InstructionSpec):
     return gen
 
 
-# records whose operand roles were measured with the operand swaps below (a record opts in by
-# its module once its roles pass them)
-OPERAND_SWEPT = frozenset({"ptxld.spec.instructions.floats", "ptxld.spec.instructions.compare",
-                           "ptxld.spec.instructions.logic", "ptxld.spec.instructions.convert",
-                           "ptxld.spec.instructions.memory", "ptxld.spec.instructions.sync",
-                           "ptxld.spec.instructions.control", "ptxld.spec.instructions.integer",
-                           "ptxld.spec.instructions.mixed", "ptxld.spec.instructions.async_store",
-                           "ptxld.spec.instructions.launch_control"})
-
-
-def _swept(spec: InstructionSpec) -> bool:
-    return instructions.home_module(spec.name) in OPERAND_SWEPT or spec.name in ("add", "sub", "mov", "vote")
+def _swappable(role) -> bool:
+    """Whether an operand is swapped through the register classes (not an address, label,
+    function, parameter list or sized vector)."""
+    return not role.kinds & {"addr", "label", "func", "params"} and not ("vec" in role.kinds and role.count)
 
 
 def _operands_family(spec: InstructionSpec):
@@ -335,7 +334,10 @@ def _operands_family(spec: InstructionSpec):
         rng = random.Random(f"isa.{spec.name}.operands")
         forms = list(spec.forms)
         if len(forms) > OPERAND_FORMS:   # wgmma and mma have hundreds of forms of one operand shape
-            forms = random.Random(f"isa.{spec.name}.operand-forms").sample(forms, OPERAND_FORMS)
+            # a sample of those with an operand to swap (most of mma's take vectors only)
+            forms = [f for f in forms if any(_swappable(r) for _, r, optional in spec.operand_roles(f)
+                                             if not optional)]
+            forms = random.Random(f"isa.{spec.name}.operand-forms").sample(forms, min(OPERAND_FORMS, len(forms)))
         for form in forms:
             roles = [r for _, r, optional in spec.operand_roles(form) if not optional]
             for values in _spellings(spec, form, rng)[:OPERAND_SPELLINGS]:
@@ -344,7 +346,7 @@ def _operands_family(spec: InstructionSpec):
                     continue
                 target, version = placements[0]
                 for i, role in enumerate(roles):
-                    if role.kinds & {"addr", "label", "func", "params"} or "vec" in role.kinds and role.count:
+                    if not _swappable(role):
                         continue
                     for cls in REGISTER_CLASSES + ("imm", "sreg"):
                         k = Kernel()
@@ -372,8 +374,7 @@ def families(kernel, targets, versions) -> dict:
     for spec in records():
         out[f"isa.{spec.name}.forms"] = _forms_family(spec)
         out[f"isa.{spec.name}.mutations"] = _mutations_family(spec)
-        if _swept(spec):
-            out[f"isa.{spec.name}.operands"] = _operands_family(spec)
+        out[f"isa.{spec.name}.operands"] = _operands_family(spec)
     return out
 
 

@@ -153,7 +153,7 @@ def _make_plan(d, forms):
         return _NO_PLAN
     plan = []
     for _, role, _ in roles:
-        if role.count is not None or role.values or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
+        if role.count is not None or role.values or role.multiple or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
             return _NO_PLAN
         types = _role_types(role, d)
         fits = compatible_wide if role.wide else compatible
@@ -443,12 +443,27 @@ def _role_types(role: OperandSpec, d) -> list[str] | None:
             out.append("." + part)       # a width class: `.b32` matches every 32-bit type
         elif part.startswith("raw") and part[3:].isdigit():
             out.append("#b" + part[3:])  # a bit-type register of that size
+        elif part.startswith("int") and part[3:].isdigit():
+            out.append("#i" + part[3:])  # an integer or bit-type register of that size
         else:
             v = d.get(part)
             if v is None:
                 return None
             out.append(v)
     return out
+
+
+def _shown(types) -> str:
+    """The types an operand may have, in words (`#i32`: the 32-bit integer and bit types)."""
+    words = []
+    for t in types:
+        if t[:2] == "#i":
+            words.append(f".b{t[2:]}, .u{t[2:]} or .s{t[2:]} register")
+        elif t[0] == "#":
+            words.append(f".{t[1:]} register")
+        else:
+            words.append(t)
+    return " or ".join(words)
 
 
 def _literals(types) -> tuple[bool, bool]:  # noqa: C901 - one branch per kind
@@ -459,6 +474,9 @@ def _literals(types) -> tuple[bool, bool]:  # noqa: C901 - one branch per kind
         return True, True
     int_ok = float_ok = False
     for t in types:
+        if t[:2] == "#i":                       # integers only (ptxas: "Arguments mismatch")
+            int_ok = True
+            continue
         info = TYPES.get("." + t[1:] if t[0] == "#" else t)
         if info is None:
             return True, True
@@ -475,6 +493,8 @@ def compatible(inst_type: str, reg_type: str) -> bool:
     """Relaxed type checking (PTX ISA 9.4.1): same size, and the same kind, or a bit type on
     either side, or integers of either signedness. ptxas 13.0 reads an `.f16x2` register as 32
     untyped bits where an integer or bit type is expected (`add.s32 %r1, %h2x, %r3` passes)."""
+    if inst_type[:2] == "#i":        # a width class: `.bN`, `.uN`, `.sN` registers (ptxas 13.0)
+        return reg_type in (".b" + inst_type[2:], ".u" + inst_type[2:], ".s" + inst_type[2:])
     if inst_type[0] == "#":          # a width class: `.bN` registers only (ptxas 13.0)
         return reg_type == "." + inst_type[1:]
     reg_type = _as_bits(inst_type, reg_type)
@@ -502,6 +522,8 @@ def compatible_wide(inst_type: str, reg_type: str) -> bool:
     wider integer register for an integer type, and refuses a narrower one."""
     if compatible(inst_type, reg_type):
         return True
+    if inst_type[:2] == "#i":
+        return False
     if inst_type[0] == "#":
         return reg_type[:2] == ".b" and reg_type in TYPES and TYPES[reg_type].bits > int(inst_type[2:])
     a, b = kind_bits(inst_type), kind_bits(_as_bits(inst_type, reg_type))
@@ -566,6 +588,10 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                         f"operand `{name}` of `{ins.opcode}` must be {allowed}, not {op.value}",
                         "value not allowed"))
             continue
+        if kind == "imm" and role.multiple and isinstance(op, Int) and op.value % role.multiple:
+            out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
+                        f"multiple of {role.multiple}, not {op.value}", "value not allowed"))
+            continue
         if kind == "sreg":
             sr = decl
             comp = getattr(op, "component", None)
@@ -602,7 +628,7 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             if not (float_ok if is_float else int_ok):
                 what = "a floating-point" if is_float else "an integer"
                 out.append(("PTX0806", op.start, op.end, f"{what} immediate cannot be operand `{name}` of "
-                            f"`{ins.opcode}` ({' or '.join(types)})", "immediate type"))
+                            f"`{ins.opcode}` ({_shown(types)})", "immediate type"))
             continue
         if kind in ("reg", "pred") and isinstance(decl, Variable):
             fits = compatible_wide if role.wide else compatible
@@ -614,7 +640,7 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             if reg_type not in TYPES or not any(fits(t, reg_type) for t in types):
                 out.append(("PTX0806", op.start, op.end,
                             f"`{op.text}` ({decl.type}) cannot be operand `{name}` of `{ins.opcode}` "
-                            f"({' or '.join(types)})", "register type"))
+                            f"({_shown(types)})", "register type"))
         elif kind == "vec" and role.count is not None:   # a vector of elements of the type
             fits = compatible_wide if role.wide else compatible
             for item in op.items:
@@ -622,7 +648,7 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                 if isinstance(var, Variable) and not any(fits(t, var.type) for t in types):
                     out.append(("PTX0806", item.start, item.end,
                                 f"`{item.name}` ({var.type}) cannot be an element of operand `{name}` "
-                                f"of `{ins.opcode}` ({' or '.join(types)})", "register type"))
+                                f"of `{ins.opcode}` ({_shown(types)})", "register type"))
     return out
 
 

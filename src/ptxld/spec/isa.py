@@ -49,26 +49,30 @@ class Group:
 #: list (call arguments), the sink `_`, a setp destination pair `p|q`, a special register
 KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func", "params", "sink",
                    "pair", "sreg"})
-_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?:=(?P<values>[\d|]+))?(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?"
-                      r"(?:\*(?P<count>\w+))?$")
+_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?:=(?P<values>[\d|]+))?(?:%(?P<multiple>\d+))?"
+                      r"(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?(?:\*(?P<count>\w+))?$")
 
 
 class OperandSpec:
-    """What one operand may be: `kinds[=values][:type][*count]`.
+    """What one operand may be: `kinds[=values][%multiple][:type][*count]`.
 
     `kinds` is `|`-separated (`reg|imm`); `type` names the slot whose value is the operand's type
     (`type`, `dtype`, …), or a literal type (`.u32`), or several literal types `.b32|.u32`, or a
-    width class `b32` (a bit-type register of 32 bits, as ptxas wants for packed values); a `+`
+    width class: `b32` (any register of 32 bits), `raw32` (a `.b32` register only), `int32` (a
+    `.b32`, `.u32` or `.s32` register, and integer immediates: ptxas 13.0 refuses `.f16x2` and
+    floating-point registers there, where a `.u32` operand of most instructions takes `.f16x2`); a `+`
     after it lets a register be wider than an integer or 16-bit type (the relaxed rule of ld, st
     and cvt, PTX ISA 9.4.1); `count` is the number of vector elements, a number or a slot name
     (`vec`: the `.v2/.v4` written). `write` marks a destination. `values` lists the only integers
-    an immediate may be (`imm=128`: discard's size)."""
-    __slots__ = ("kinds", "type", "count", "write", "values", "wide")
+    an immediate may be (`imm=128`: discard's size); `multiple` a number an immediate must be a
+    multiple of (`imm%16`: a bulk copy's size)."""
+    __slots__ = ("kinds", "type", "count", "write", "values", "wide", "multiple")
 
     def __init__(self, kinds: frozenset, type: str | None = None, count: str | None = None,
-                 write: bool = False, values: tuple[int, ...] | None = None, wide: bool = False):
+                 write: bool = False, values: tuple[int, ...] | None = None, wide: bool = False,
+                 multiple: int | None = None):
         self.kinds, self.type, self.count, self.write = kinds, type, count, write
-        self.values, self.wide = values, wide
+        self.values, self.wide, self.multiple = values, wide, multiple
 
     def __repr__(self) -> str:
         return f"OperandSpec({sorted(self.kinds)}, {self.type!r}, {self.count!r}, write={self.write})"
@@ -83,7 +87,8 @@ class OperandSpec:
         if unknown:
             raise ValueError(f"operand spec {text!r}: unknown kind(s) {sorted(unknown)}")
         values = tuple(int(v) for v in m["values"].split("|")) if m["values"] else None
-        return cls(kinds, m["type"], m["count"], write, values, bool(m["wide"]))
+        multiple = int(m["multiple"]) if m["multiple"] else None
+        return cls(kinds, m["type"], m["count"], write, values, bool(m["wide"]), multiple)
 
 
 class Form:

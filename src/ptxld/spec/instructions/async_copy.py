@@ -43,8 +43,10 @@ def _reduce_forms() -> tuple:
     return tuple(out)
 
 
-_BULK_OPERANDS = {"dst": "addr", "src": "addr", "size": "reg|imm:.u32", "mbar": "addr",
-                  "mask": "reg|imm:.b16", "policy": "reg:.b64", "bytemask": "reg|imm:.b16"}
+# ptxas 13.0 takes integer registers only (no .f16x2, no floating-point register), an immediate
+# cache policy, and an immediate size only as a multiple of 16 ("expected to be multiple of 16")
+_BULK_OPERANDS = {"dst": "addr", "src": "addr", "size": "reg|imm%16:int32", "mbar": "addr",
+                  "mask": "reg|imm:int16", "policy": "reg|imm:int64", "bytemask": "reg|imm:int16"}
 _PTX86 = Gate((8, 6), 90, ".shared::cta destination", "cp.async.bulk into .shared::cta: PTX ISA 8.6.")
 _CP_MASK = Gate((8, 6), 100, ".cp_mask", ".cp_mask: PTX ISA 8.6, sm_100.")
 

@@ -12,10 +12,11 @@ _FNS = Gate((6, 0), 30, "fns", "fns: PTX ISA 6.0, sm_30.")
 RECORDS = (
     InstructionSpec("bmsk", "PTX ISA 9.7.1.22 (bmsk)", (_MODE, Group("type", (".b32",))), forms=(
         Form(".mode.b32", "d, a, b"),
-    ), operands={"d": "=reg:.b32", "a": "reg|imm:b32", "b": "reg|imm:b32"}, gate=_SM70),
+    # ptxas 13.0: integer registers only (no .f16x2, no floating-point register)
+    ), operands={"d": "=reg:int32", "a": "reg|imm:int32", "b": "reg|imm:int32"}, gate=_SM70),
     InstructionSpec("szext", "PTX ISA 9.7.1.21 (szext)", (_MODE, Group("type", (".u32", ".s32"))), forms=(
         Form(".mode.type", "d, a, b"),
-    ), operands={"d": "=reg:type", "a": "reg|imm:type", "b": "reg|imm:b32"}, gate=_SM70),
+    ), operands={"d": "=reg:type", "a": "reg|imm:type", "b": "reg|imm:int32"}, gate=_SM70),
     InstructionSpec("fns", "PTX ISA 9.7.1.17 (fns)", (Group("type", (".b32",)),), forms=(
         Form(".b32", "d, mask, base, offset"),
     ), operands={"d": "=reg:.b32", "mask": "reg|imm:b32", "base": "reg|imm:b32",

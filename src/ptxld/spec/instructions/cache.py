@@ -58,6 +58,7 @@ RECORDS = (
         # ptxas 13.0 also takes the fraction in a 32-bit register (the ISA shows an immediate)
         Form(".fractional.primary{.secondary}.b64", "d{, fraction}", gate=_SM80),
         Form(".cvt.level.b64", "d, property", gate=_SM80),
-    ), operands={"d": "=reg:.b64", "a": "addr", "primary_size": "reg|imm:.b32",
-                 "total_size": "reg|imm:.b32", "fraction": "reg|imm:b32", "property": "reg:.b64"}),
+    # ptxas 13.0: integer registers only (no floating-point register), an immediate property
+    ), operands={"d": "=reg:int64", "a": "addr", "primary_size": "reg|imm:int32",
+                 "total_size": "reg|imm:int32", "fraction": "reg|imm:b32", "property": "reg|imm:int64"}),
 )

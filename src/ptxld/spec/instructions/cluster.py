@@ -31,11 +31,12 @@ RECORDS = (
     InstructionSpec("mapa", "PTX ISA 9.7.9.24 (mapa)", (
         Group("space", (".shared::cluster",)), Group("type", (".u32", ".u64"))), forms=(
         Form("{.space}.type", "d, a, rank"),
-    ), operands={"d": "=reg:type", "a": "reg:type", "rank": "reg|imm:.u32"}, gate=_SM90),
+    # ptxas 13.0 takes an immediate address, and an integer register only as the rank
+    ), operands={"d": "=reg:type", "a": "reg|imm:type", "rank": "reg|imm:int32"}, gate=_SM90),
     InstructionSpec("getctarank", "PTX ISA 9.7.9.23 (getctarank)", (
         Group("space", (".shared::cluster",)), Group("type", (".u32", ".u64"))), forms=(
         Form("{.space}.type", "d, a"),
-    ), operands={"d": "=reg:.u32", "a": "reg:type"}, gate=_SM90),
+    ), operands={"d": "=reg:int32", "a": "reg|imm:type"}, gate=_SM90),
     InstructionSpec("fence.proxy.async", "PTX ISA 9.7.13.4 (membar/fence: fence.proxy.async)", (
         Group("space", (".global", ".shared::cta", ".shared::cluster")),),
         forms=(Form("{.space}", ""),), gate=_SM90_80),

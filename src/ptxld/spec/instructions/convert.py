@@ -190,7 +190,8 @@ RECORDS = (
         Form(".space", "p, a", where={"space": (".shared::cluster",)}, gate=_CLUSTER_SPACE),
         Form(".param", "p, a", gate=_PARAM_SPACE),
         Form(".param::entry", "p, a", gate=_ENTRY_SPACE),
-    ), operands={"p": "=pred", "a": "reg|imm:.u32|.u64"}),
+    # an address: an integer register of 32 or 64 bits (ptxas 13.0 refuses .f16x2/.f32/.f64)
+    ), operands={"p": "=pred", "a": "reg|imm:int32|int64"}),
     InstructionSpec("prmt", "PTX ISA 9.7.9.7 (prmt)", (
         Group("type", (".b32",)), Group("mode", (".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16")),
     ), forms=(Form(".b32{.mode}", "d, a, b, c"),),

@@ -68,8 +68,12 @@ RECORDS = (
         Form(".rnd.sat.oob.type", "d, a, b, c", where={"rnd": (".rn",), "type": (".f16", ".f16x2")},
              gate=_OOB),
         Form(".rnd.oob{.relu}.type", "d, a, b, c", where={"type": (".bf16", ".bf16x2")}, gate=_OOB),
-        Form(".rnd{.sat}.f32.atype", "d, ah, bh, c", gate=_MIXED),
-    ), operands={"d": D, "a": SRC, "b": SRC, "c": SRC, "ah": "reg|imm:atype", "bh": "reg|imm:atype"}),
+        Form(".rnd{.sat}.f32.atype", "d, ah, bh, c", gate=_MIXED, where={"atype": (".f16",)}),
+        # ptxas 13.0 takes 16-bit integer and bit-type registers (not .f16) and integer
+        # immediates as the .bf16 sources here
+        Form(".rnd{.sat}.f32.atype", "d, ahb, bhb, c", gate=_MIXED, where={"atype": (".bf16",)}),
+    ), operands={"d": D, "a": SRC, "b": SRC, "c": SRC, "ah": "reg|imm:atype", "bh": "reg|imm:atype",
+                 "ahb": "reg|imm:int16", "bhb": "reg|imm:int16"}),
     _one_source("rcp", "PTX ISA 9.7.3.8 (rcp), 9.7.3.9 (rcp.approx.ftz.f64)",
                 Form(".approx{.ftz}.f32", "d, a"),
                 Form(".rnd{.ftz}.f32", "d, a", gate=_ROUNDED_F32),

@@ -8,7 +8,8 @@ from ..isa import Form, Group, InstructionSpec
 from .common import BITS16_64, INT16_64
 
 _LOGIC = {"d": "=reg|pred:type", "a": "reg|npred|imm:type", "b": "reg|npred|imm:type"}
-_SHIFT = {"d": "=reg:type", "a": "reg|imm:type", "b": "reg|imm:.u32"}
+# the shift amount: an integer register (ptxas 13.0 refuses .f16x2 and .f32 registers)
+_SHIFT = {"d": "=reg:type", "a": "reg|imm:type", "b": "reg|imm:int32"}
 _LOP3_PRED = Gate((8, 2), 70, "lop3 with a predicate", "lop3.BoolOp: PTX ISA 8.2, sm_70.")
 
 
@@ -36,7 +37,7 @@ RECORDS = (
     InstructionSpec("shf", "PTX ISA 9.7.8.7 (shf)", (
         Group("dir", (".l", ".r")), Group("mode", (".clamp", ".wrap")), Group("type", (".b32",)),
     ), forms=(Form(".dir.mode.b32", "d, a, b, c"),),
-        operands={"d": "=reg:.b32", "a": "reg|imm:.b32", "b": "reg|imm:.b32", "c": "reg|imm:.u32"},
+        operands={"d": "=reg:.b32", "a": "reg|imm:.b32", "b": "reg|imm:.b32", "c": "reg|imm:int32"},
         gate=Gate((3, 1), 32, "shf", "shf: PTX ISA 3.1, sm_32.")),
     InstructionSpec("shl", "PTX ISA 9.7.8.8 (shl)", (Group("type", BITS16_64),),
                     forms=(Form(".type", "d, a, b"),), operands=_SHIFT),

@@ -20,9 +20,15 @@ _LDMATRIX = Gate((6, 5), 75, "ldmatrix", "ldmatrix: PTX ISA 6.5, sm_75.")
 _STMATRIX = Gate((7, 8), 90, "stmatrix", "stmatrix: PTX ISA 7.8, sm_90.")
 _MOVMATRIX = Gate((7, 8), 75, "movmatrix", "movmatrix: PTX ISA 7.8, sm_75.")
 B8_FORMS = Gate((8, 6), 100, "8-bit matrix shapes",
-                 "ldmatrix .m16n16/.m8n16, stmatrix .m16n8: PTX ISA 8.6, sm_100a/sm_100f, "
-                 "sm_120a/sm_120f (ptxas 13.0 refuses plain sm_100 and sm_90a)")
+                 "ldmatrix .m16n16/.m8n16, stmatrix .m16n8: PTX ISA 8.6, the architecture- and "
+                 "family-specific targets of sm_100 and later (ptxas 13.0 refuses plain sm_100, "
+                 "sm_120 and sm_90a)",
+                 only_targets=("sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f",
+                               "sm_110a", "sm_110f", "sm_120a", "sm_120f", "sm_121a", "sm_121f"))
+_SHARED_CTA = {".shared::cta": Gate((7, 8), None, ".shared::cta", ".shared::cta: PTX ISA 7.8.")}
 _WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=("sm_90a",))
+_WGMMA_MIXED_INT = Gate((8, 4), 90, "wgmma with mixed integer types",
+                        "wgmma .s8 with .u8 (either order): PTX ISA 8.4, sm_90a.", only_targets=("sm_90a",))
 
 _MMA_SHAPES = tuple(sorted({"." + k.shape for k in mma_spec.MMA_KINDS}))
 _MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1",
@@ -121,8 +127,9 @@ def _wgmma_forms(sparse: bool = False) -> tuple[Form, ...]:
                             "s8": (".sync{.aligned}.shape{.satfinite}" + types, f", b{meta}, scale_d"),
                             "u8": (".sync{.aligned}.shape{.satfinite}" + types, f", b{meta}, scale_d"),
                         }.get(atype, (".sync{.aligned}.shape" + types, f", b{meta}, scale_d, imm_a, imm_b"))
-                        out.append(Form(template, f"{d}, a{rest}", where=shape))
-                        out.append(Form(template, f"{d}, {av}{rest}", where=shape))
+                        gate = _WGMMA_MIXED_INT if {atype, btype} == {"s8", "u8"} else None
+                        out.append(Form(template, f"{d}, a{rest}", where=shape, gate=gate))
+                        out.append(Form(template, f"{d}, {av}{rest}", where=shape, gate=gate))
     return tuple(out)
 
 
@@ -184,7 +191,7 @@ RECORDS = (
         Group("shape", (".m8n8", ".m16n16", ".m8n16")), Group("num", tuple(mma_spec.COUNTS)),
         Group("trans", (".trans",)), _SPACE,
         Group("type", (".b16", ".b8", ".b8x16")), Group("src_fmt", (".b6x16_p32", ".b4x16_p64")),
-    ), forms=_LDMATRIX_FORMS, operands={"a": "addr", **_ROLES}),
+    ), forms=_LDMATRIX_FORMS, operands={"a": "addr", **_ROLES}, gates=_SHARED_CTA),
 
     InstructionSpec("stmatrix", "PTX ISA 9.7.14.5.16 (stmatrix)", _SYNC + (
         Group("shape", (".m8n8", ".m16n8")), Group("num", tuple(mma_spec.COUNTS)),
@@ -230,7 +237,8 @@ RECORDS = (
         Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8", ".b1")),
         Group("satfinite", (".satfinite",), repeatable=True), Group("bitop", (".and",)), Group("popc", (".popc",)),
     ), forms=_WGMMA_FORMS, operands={
-        "a": "reg:.b64|.u64", "b": "reg:.b64|.u64", "scale_d": "npred|imm",
+        # descriptors: 64-bit integer registers or immediates (ptxas 13.0 refuses .f64)
+        "a": "reg|imm:int64", "b": "reg|imm:int64", "scale_d": "npred|imm",
         "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm", **_ROLES,
     }, gate=_WGMMA),
     InstructionSpec("wgmma.mma_async.sp", "PTX ISA 9.7.15.6 (wgmma.mma_async.sp)", _SYNC + (

@@ -25,11 +25,14 @@ _GATES = {".shared::cta": Gate((7, 8), None, ".shared::cta", ".shared::cta: PTX 
           ".acquire": Gate((8, 0), 80, ".acquire", ".sem and .scope: PTX ISA 8.0."),
           ".cta": Gate((8, 0), 80, ".cta", ".sem and .scope: PTX ISA 8.0."),
           ".cluster": Gate((8, 0), 90, ".cluster", ".sem and .scope: PTX ISA 8.0, sm_90."),
-          ".relaxed": Gate((8, 6), 90, ".relaxed", ".relaxed: PTX ISA 8.6, sm_90.")}
+          ".relaxed": Gate((8, 6), 90, ".relaxed", ".relaxed: PTX ISA 8.6, sm_90."),
+          ".parity": Gate((7, 1), None, ".parity", "mbarrier.test_wait.parity: PTX ISA 7.1.")}
 _CTA = {"space": (".shared", ".shared::cta")}
-_OPS = {"addr": "addr", "count": "reg|imm:.u32", "tx": "reg|imm:.u32", "state": "=reg|sink:.b64",
-        "sink": "=sink", "stated": "reg:.b64", "waitComplete": "=pred",
-        "parity": "reg|imm:.u32", "hint": "reg|imm:.u32", "pcount": "=reg:.u32"}
+# ptxas 13.0 takes integer registers only (no .f16x2, no floating-point register) and an
+# immediate state
+_OPS = {"addr": "addr", "count": "reg|imm:int32", "tx": "reg|imm:int32", "state": "=reg|sink:int64",
+        "sink": "=sink", "stated": "reg|imm:int64", "waitComplete": "=pred",
+        "parity": "reg|imm:int32", "hint": "reg|imm:int32", "pcount": "=reg:int32"}
 
 
 def _record(name: str, section: str, extra: tuple, forms: tuple, gate: Gate,

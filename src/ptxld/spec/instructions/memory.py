@@ -32,6 +32,8 @@ _ST_TYPES = (".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u6
              ".s32", ".s64", ".f32", ".f64")
 _ST_SPACES = (".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster")
 _WIDE = Gate((8, 8), 100, "256-bit store", "`.v8.b32`/`.v4.b64` stores: PTX ISA 8.8, sm_100, .global.")
+# ptxas 13.0: "Feature '.b128 with .sys' requires PTX ISA .version 8.4 or later"
+_B128_SYS_STORE = Gate((8, 4), 70, ".b128 with .sys", "`.b128` stores with `.sys` scope: PTX ISA 8.4.")
 
 
 def _hinted(template: str, operands: str, where=None, **kw) -> tuple[Form, Form]:
@@ -55,7 +57,7 @@ def _st_forms():
                         ("{.weak}{.space}{.l1}", {"space": (".global",)}),
                         (".sem.scope{.space}", {"sem": (".relaxed", ".release"), "space": (".global",) + shared}),
                         (".sem.scope{.space}{.l1}", {"sem": (".relaxed", ".release"), "space": (".global",)})):
-        out += _hinted(lead + ".type", "a, b", where=dict(where))
+        out += _scalar_store(lead, where)
         out += _hinted(lead + ".v2.type", "a, bv", where={**where, "type": v2})
         out += _hinted(lead + ".v4.type", "a, bv", where={**where, "type": v4})
         out += _hinted(lead + ".v8.type", "a, bv", where={**where, "type": v8, "space": (".global",)},
@@ -66,8 +68,22 @@ def _st_forms():
     out.append(Form(".volatile{.space}.type", "a, b", where=vol))
     out.append(Form(".volatile{.space}.v2.type", "a, bv", where={**vol, "type": v2}))
     out.append(Form(".volatile{.space}.v4.type", "a, bv", where={**vol, "type": v4}))
-    out.append(Form(".mmio.relaxed.sys{.space}.type", "a, b", where={"space": (".global",)}))
+    out.append(Form(".mmio.relaxed.sys{.space}.type", "a, b",
+                    where={"space": (".global",), "type": v2}))
+    out.append(Form(".mmio.relaxed.sys{.space}.b128", "a, b", where={"space": (".global",)},
+                    gate=_B128_SYS_STORE))
     return tuple(out)
+
+
+def _scalar_store(lead: str, where: dict) -> tuple:
+    """The scalar store forms of a lead; with a scope, `.sys` and `.b128` together in forms of
+    their own, which open a PTX ISA version later than either alone."""
+    if ".scope" not in lead:
+        return _hinted(lead + ".type", "a, b", where=dict(where))
+    narrow = tuple(t for t in _ST_TYPES if t != ".b128")
+    return (_hinted(lead + ".type", "a, b", where={**where, "scope": (".cta", ".cluster", ".gpu")})
+            + _hinted(lead + ".type", "a, b", where={**where, "scope": (".sys",), "type": narrow})
+            + _hinted(lead + ".b128", "a, b", where={**where, "scope": (".sys",)}, gate=_B128_SYS_STORE))
 
 
 _ST = InstructionSpec("st", "PTX ISA 9.7.9.10 (st)", (

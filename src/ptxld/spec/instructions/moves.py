@@ -15,7 +15,7 @@ RECORDS = (
         Group("vec", (".v2", ".v4", ".v8")), Group("type", _TYPES),
     ), forms=(
         Form(".type", "d, a", where={"type": tuple(t for t in _TYPES if t != ".b128")}),
-        Form(".b128", "d, a", gate=_B128),
+        Form(".b128", "d, a128", gate=_B128),
         # pack and unpack: bit types only, the elements' sizes adding up to the type's
         Form(".type", "d, pack", where={"type": (".b16", ".b32", ".b64")}),
         Form(".type", "unpack, a", where={"type": (".b16", ".b32", ".b64")}),
@@ -28,6 +28,7 @@ RECORDS = (
         "d": "=reg|pred:type",
         # `mov.u64 %rd1, f;` takes a function's address, as it takes a variable's
         "a": "reg|pred|imm|sreg|func:type",
+        "a128": "reg|pred|imm|func:type",       # ptxas 13.0 refuses a special register here
         "pack": "vec",
         "unpack": "=vec",
         # a vector register (`.reg .v2 .u32 v`) or a brace list, element by element

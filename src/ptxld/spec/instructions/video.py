@@ -21,9 +21,12 @@ CMP = (".eq", ".ne", ".lt", ".le", ".gt", ".ge")
 
 _TYPES = (Group("dtype", _T), Group("atype", _T), Group("btype", _T))
 _SAT = Group("sat", (".sat",), repeatable=True)          # ptxas takes `.sat.sat`
-_SCALAR_OPERANDS = {"d": "=reg:.b32|.u32|.s32", "a": "reg|imm:b32", "b": "reg|imm:b32",
-                    "c": "reg|imm:b32"}
-_SIMD_OPERANDS = {"d": "=reg:.b32|.u32|.s32", "a": "reg:b32", "b": "reg:b32", "c": "reg:b32"}
+# 32-bit integer registers, and .f16x2 ones (ptxas 13.0 reads them as 32 bits); no .f32 register.
+# A comparison's result and its second operand: integer registers only.
+_SCALAR_OPERANDS = {"d": "=reg:.u32", "a": "reg|imm:.u32", "b": "reg|imm:.u32", "c": "reg|imm:.u32"}
+_SIMD_OPERANDS = {"d": "=reg:.u32", "a": "reg:.u32", "b": "reg:.u32", "c": "reg:.u32"}
+_VSET_OPERANDS = {"d": "=reg:int32", "a": "reg|imm:.u32", "b": "reg|imm:.u32", "c": "reg|imm:int32"}
+_VSET_SIMD_OPERANDS = {"d": "=reg:int32", "a": "reg:.u32", "b": "reg:.u32", "c": "reg:int32"}
 
 
 def _scalar(name: str, mode: bool = False) -> InstructionSpec:
@@ -56,7 +59,7 @@ def _vset(name: str) -> InstructionSpec:
     if not simd:
         forms = (Form(".atype.btype.cmp", "d, a, b{, c}"), Form(".atype.btype.cmp.secop", "d, a, b, c"))
     return InstructionSpec(name, f"PTX ISA 9.7.18.{2 if simd else 1} ({name})", groups, forms=forms,
-                           operands=_SIMD_OPERANDS if simd else _SCALAR_OPERANDS,
+                           operands=_VSET_SIMD_OPERANDS if simd else _VSET_OPERANDS,
                            gate=_SIMD if simd else _SCALAR)
 
 

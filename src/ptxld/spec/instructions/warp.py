@@ -19,6 +19,6 @@ RECORDS = (
              gate=_SYNC),
         Form(".sync.ballot.b32", "dr, a, membermask", gate=_SYNC),
     ), operands={
-        "d": "=pred", "dr": "=reg:.b32", "a": "npred", "membermask": "reg|imm:.b32",
+        "d": "=pred", "dr": "=reg:.b32", "a": "npred", "membermask": "reg|imm:int32",
     }),
 )
