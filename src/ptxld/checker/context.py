@@ -11,7 +11,8 @@ from .registry import CHECKS, RULES, checks_for
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
                  "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "clean_ld",
-                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks")
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks",
+                 "environments", "environment_ids", "clean_instructions")
 
     def __init__(self, module, strict: bool, enabled: frozenset | None = None):
         """`enabled`: the codes to check (None: all); only functions that can report one run."""
@@ -38,6 +39,11 @@ class Checker:
         self.clean_operands: set = set()
         self.fast_plans: dict = {}    # opcode (clean) -> its operand plan (records.py)
         self.name_classes: dict = {}  # scope -> {operand piece: what an operand signature records}
+        # scope -> the number of its declarations (records.py), and (that number, opcode, operand
+        # text) of the instructions whose record rules found nothing
+        self.environments: dict = {}
+        self.environment_ids: dict = {}
+        self.clean_instructions: set = set()
 
     # ---------------------------------------------------------------- reporting
     def emit(self, code: str, start: int, end: int, message: str, *, label: str = "",
@@ -101,7 +107,8 @@ class Checker:
         if not self._call_returns:  # one pass over the module, on first use
             self._call_returns[None] = set()
             for ins in self.module.instructions:
-                if ins.decoded.mnemonic == "call":
+                # the opcode's first letters first: decoding every instruction's opcode costs more
+                if ins.opcode.startswith("call") and ins.decoded.mnemonic == "call":
                     ops = ins.operands
                     if ops and isinstance(ops[0], ParenList):
                         self._call_returns.setdefault(id(ins.function), set()).update(
