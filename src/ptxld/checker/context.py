@@ -14,8 +14,7 @@ _UNBUILT = object()
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
                  "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "_tables", "clean_ld",
-                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks",
-                 "environments", "environment_ids", "clean_instructions")
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks")
 
     def __init__(self, module, strict: bool, enabled: frozenset | None = None):
         """`enabled`: the codes to check (None: all); only functions that can report one run."""
@@ -43,11 +42,6 @@ class Checker:
         self.clean_operands: set = set()
         self.fast_plans: dict = {}    # opcode (clean) -> its operand plan (records.py)
         self.name_classes: dict = {}  # scope -> {operand piece: what an operand signature records}
-        # scope -> the number of its declarations (records.py), and (that number, opcode, operand
-        # text) of the instructions whose record rules found nothing
-        self.environments: dict = {}
-        self.environment_ids: dict = {}
-        self.clean_instructions: set = set()
 
     # ---------------------------------------------------------------- reporting
     def emit(self, code: str, start: int, end: int, message: str, *, label: str = "",

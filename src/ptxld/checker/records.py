@@ -90,20 +90,6 @@ def check_instruction(c: Checker, ins) -> None:
     only the opcode run once per opcode that passes them; plain operand lists are checked
     against a plan of the opcode (the fast path below), others once per operand signature (the
     kinds and declared types of the operands) that passes."""
-    # what these rules find depends on nothing but the opcode, the operand text and the
-    # declarations (and labels) it can see: an instruction spelled as one that passed, under the
-    # same declarations, passes too (a module repeats both, function after function)
-    key = (_environment(c, ins), ins.opcode, ins.operand_text)
-    clean = c.clean_instructions
-    if key in clean:
-        return
-    before = len(c.diags)
-    _check_instruction(c, ins)
-    if len(c.diags) == before and ins.operand_error is None:
-        clean.add(key)
-
-
-def _check_instruction(c: Checker, ins) -> None:
     plans = c.fast_plans.get(ins.opcode)
     if plans is not None:
         pieces = ins.operand_text.split(",")
@@ -136,24 +122,6 @@ def _check_instruction(c: Checker, ins) -> None:
     _operands(c, ins, d, forms)
     if sig is not None and len(c.diags) == before:
         c.clean_operands.add((opcode, sig))
-
-
-def _environment(c: Checker, ins) -> int:
-    """A number for what an instruction's names can resolve to: the declarations of its scope
-    and the enclosing ones (module scope, the same for the whole module, excepted) and the
-    labels of its function. Two scopes that declare the same names alike get the same number."""
-    scope = ins.scope or ins.module.scope
-    got = c.environments.get(scope)
-    if got is None:
-        parts = [tuple(sorted(c.labels_of(ins.function)))]
-        s, top = scope, ins.module.scope
-        while s is not None and s is not top:
-            parts.append(tuple((n, v.space, v.type, v.vector) for n, v in s.names.items()))
-            parts.append(tuple((n, v.space, v.type, v.vector, v.range_count) for n, v in s.ranges.items()))
-            s = s.parent
-        ids = c.environment_ids
-        got = c.environments[scope] = ids.setdefault(tuple(parts), len(ids))
-    return got
 
 
 # ---------------------------------------------------------------- the fast path
