@@ -12,7 +12,7 @@ too), with Python's bytecode cache allowed (as after `pip install`). `--venv` al
 and times that: an environment whose site-packages runs start-up hooks (`.pth` files) slows
 every Python program started in it, ptxld included.
 
-    python benchmarks/bench_check.py [--runs 7] [--venv] [--legacy PATH] [--keep DIR]
+    python benchmarks/bench_check.py [--runs 7] [--venv] [--legacy PATH] [--keep DIR] [--tree [NAME=]PATH ...]
 """
 from __future__ import annotations
 
@@ -133,8 +133,13 @@ def in_process(path: Path, runs: int) -> dict:
     return out
 
 
-def bench(name: str, path: Path, arch: str, runs: int, venv_python: str | None = None) -> dict:
+def bench(name: str, path: Path, arch: str, runs: int, venv_python: str | None = None,
+          trees: dict | None = None) -> dict:
     tools = {"ptxld check": ptxld_command(path), "ptxas -O0": ptxas_command(path, arch)}
+    for label, tree in (trees or {}).items():
+        # a checkout's code, as bench_trees.py starts it (its `src` on PYTHONPATH)
+        tools[f"ptxld check ({label})"] = ["env", f"PYTHONPATH={tree / 'src'}", sys.executable, "-m",
+                                           "ptxld.cli", "check", str(path)]
     on_path = shutil.which("ptxld")
     if on_path and Path(on_path).resolve() != Path(tools["ptxld check"][0]).resolve():
         # e.g. a version manager's shim (pyenv's is a shell script): what typing `ptxld` runs
@@ -172,16 +177,25 @@ def main(argv=None) -> int:
     ap.add_argument("--legacy", type=Path, default=LEGACY)
     ap.add_argument("--keep", type=Path, help="write the generated modern module here")
     ap.add_argument("--venv", action="store_true", help="also time ptxld installed in a fresh venv")
+    ap.add_argument("--tree", action="append", default=[], metavar="[NAME=]PATH",
+                    help="also time a checkout's code (`python -m ptxld.cli` with PATH/src on "
+                    "PYTHONPATH), e.g. --tree this=. to time this checkout where the console script "
+                    "is another install's")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_check_") as d:
         venv_python = fresh_venv(Path(d) / "venv") if args.venv else None
         modern = (args.keep or Path(d)) / "modern_sm90_40k.ptx"
         modern.parent.mkdir(parents=True, exist_ok=True)
         modern.write_text(build_modern())
-        rows = [bench("(a) modern, nvcc sm_90 kernels replicated", modern, "sm_90", args.runs, venv_python)]
+        trees = {}
+        for spec in args.tree:
+            label, _, path = spec.rpartition("=")
+            trees[label or path] = Path(path).resolve()
+        rows = [bench("(a) modern, nvcc sm_90 kernels replicated", modern, "sm_90", args.runs, venv_python,
+                      trees)]
         if args.legacy.exists():
             rows.append(bench("(b) legacy, gpuocelot renderer.ptx", args.legacy, "sm_75", args.runs,
-                              venv_python))
+                              venv_python, trees))
         else:
             print(f"legacy module {args.legacy} not found; skipped", file=sys.stderr)
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {platform.node()}  {platform.processor() or platform.machine()}"

@@ -137,8 +137,11 @@ def _run(c: Checker) -> None:
     clean_ld = c.clean_ld
     # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
+    kind_of = _KIND_OF
     for ins in c.module.instructions:
-        kind = _kind(ins.opcode)
+        kind = kind_of.get(ins.opcode)
+        if kind is None:
+            kind = _kind(ins.opcode)
         if kind == _UNKNOWN:
             for check in unknown:
                 check(c, ins)

@@ -8,9 +8,12 @@ from ..spec.targets import parse_target
 from .registry import CHECKS, RULES, checks_for
 
 
+_UNBUILT = object()
+
+
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
-                 "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "clean_ld",
+                 "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "_tables", "clean_ld",
                  "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks")
 
     def __init__(self, module, strict: bool, enabled: frozenset | None = None):
@@ -28,6 +31,7 @@ class Checker:
         self._labels: dict = {}
         self._call_returns: dict = {}
         self._lookups: dict = {}
+        self._tables: dict = {}  # scope -> Scope.declarations() (None: read by Scope.find)
         self.known: dict = {}  # scope -> names declared before its first instruction (PTX0301 cache)
         self.first: dict = {}  # scope -> offset of its first instruction
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
@@ -64,12 +68,31 @@ class Checker:
         cache = self._lookups
         if key in cache:
             return cache[key]
-        v = cache[key] = scope.lookup(name)
+        found = self.find(scope, name)
+        v = cache[key] = found[1] if found is not None else None
         return v
 
     def lookup(self, ins, name: str):
         """The declaration `name` resolves to from `ins` (memoised per scope: registers repeat)."""
         return self.lookup_in(ins.scope or ins.module.scope, name)
+
+    def find(self, scope, name: str, before: int | None = None):
+        """`Scope.find`, read off each scope's table of declarations, built once per check:
+        the record rules, the `ld` rules and PTX0301 look up thousands of (scope, register)
+        pairs, and a table answers each in one dict look-up a scope."""
+        tables = self._tables
+        s = scope
+        while s is not None:
+            table = tables.get(s, _UNBUILT)
+            if table is _UNBUILT:
+                table = tables[s] = s.declarations()
+            if table is None:
+                return s.find(name, before)   # the rest of the walk, from this scope up
+            hit = table.get(name)
+            if hit is not None and (before is None or hit[0] < before):
+                return s, hit[1]
+            s = s.parent
+        return None
 
     def labels_of(self, function) -> set:
         """Every label defined anywhere in a function body (labels are function-scoped)."""
@@ -95,7 +118,8 @@ class Checker:
         if not self._call_returns:  # one pass over the module, on first use
             self._call_returns[None] = set()
             for ins in self.module.instructions:
-                if ins.decoded.mnemonic == "call":
+                # the opcode's first letters first: decoding every instruction's opcode costs more
+                if ins.opcode.startswith("call") and ins.decoded.mnemonic == "call":
                     ops = ins.operands
                     if ops and isinstance(ops[0], ParenList):
                         self._call_returns.setdefault(id(ins.function), set()).update(

@@ -4,7 +4,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector
+from ..ptx.nodes import Address, Expr, Name, ParenList, PredPair, Vector, spelled_range
 from ..ptx.operands import FAST_LISTS, NAME_USE, fast_list_names, operand_names
 from ..spec.opcodes import MNEMONICS, is_predefined
 from .context import Checker
@@ -172,27 +172,12 @@ def _undeclared(scope, names: set, first: int) -> tuple[set, set]:
             late.update(name for name in here if s.declared_at(name, declared[name]) > first)
         for stem, var in s.ranges.items():
             if var.range_count <= 4 * len(left) + 64:
-                spelled = _spelled(var, stem)
+                spelled = spelled_range(var, stem)
                 if var.start > first:
                     late.update(left.intersection(spelled))
                 left.difference_update(spelled)
         s = s.parent
     return left, late
-
-
-_SPELLED: dict = {}
-
-
-def _spelled(var, stem: str) -> frozenset:
-    """`%r0` ... `%rN-1` of a `%r<N>` declaration, remembered: every function of a module
-    declares much the same ranges, and nested blocks look up their function's again."""
-    key = (stem, var.range_count)
-    got = _SPELLED.get(key)
-    if got is None:
-        got = _SPELLED[key] = frozenset([f"{stem}{i}" for i in range(var.range_count)])
-        if len(_SPELLED) > 4096:
-            _SPELLED.clear()
-    return got
 
 
 def _resolve(c: Checker, scope, function, name: str, known: set, at: int) -> bool:
@@ -207,7 +192,7 @@ def _resolve(c: Checker, scope, function, name: str, known: set, at: int) -> boo
         if outer is not None and name in outer and c.first.get(s, at) <= at:
             return True
         s = s.parent
-    found = scope.find(name, before=at)
+    found = c.find(scope, name, at)
     if found is not None:
         if found[0].declared_at(name, found[1]) < c.first.get(scope, at):
             known.add(name)

@@ -92,9 +92,12 @@ def check_instruction(c: Checker, ins) -> None:
     only the opcode run once per opcode that passes them; plain operand lists are checked
     against a plan of the opcode (the fast path below), others once per operand signature (the
     kinds and declared types of the operands) that passes."""
-    plan = c.fast_plans.get(ins.opcode)
-    if plan is not None and _plain_operands_fit(c, ins, plan):
-        return
+    plans = c.fast_plans.get(ins.opcode)
+    if plans is not None:
+        pieces = ins.operand_text.split(",")
+        for plan in plans:
+            if len(pieces) == len(plan) and _fits(c, ins, pieces, plan):
+                return
     d = ins.decoded
     opcode = d.opcode
     if opcode not in c.clean_opcodes:
@@ -103,10 +106,10 @@ def check_instruction(c: Checker, ins) -> None:
             return
         if len(c.diags) == before:
             c.clean_opcodes.add(opcode)
-            plan = _plan(d, matching_forms(d))
-            if plan is not None:
-                c.fast_plans[opcode] = plan
-                if _plain_operands_fit(c, ins, plan):
+            plans = _plan(d, matching_forms(d))
+            if plans is not None:
+                c.fast_plans[opcode] = plans
+                if _plain_operands_fit(c, ins, plans):
                     return
     forms = matching_forms(d)
     if not forms:
@@ -124,14 +127,24 @@ def check_instruction(c: Checker, ins) -> None:
 
 
 # ---------------------------------------------------------------- the fast path
-# Most instructions are a list of plain registers and immediates whose rules one form decides:
-# for such an opcode a plan says, per position, what may stand there (which register types,
-# whether an immediate, a predicate, a negated predicate, a special register). An operand list
-# that fits the plan passes; anything else takes the full path, which reports precisely.
+# Most instructions are a list of plain operands whose rules a form decides: for such a form a
+# plan says, per position, what may stand there (which register types, whether an immediate, a
+# predicate, a negated predicate, a special register, an `[address]`, a label, a function). An
+# operand list that fits the plan of one form without a gate passes, as `_operands` would let
+# it; anything else takes the full path, which reports precisely.
 
 _PLANS: dict = {}
 _NO_PLAN = object()
 _NOT_LOOKED_UP = object()
+# what a plan can judge by itself; a role that may be more (a vector, a predicate pair, a
+# parameter list) still gets a plan for the operands that are one of these
+_PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "label", "func"})
+# the fast operand grammar's address `[base]`, `[base+imm]`, `[base+-imm]` (ptx/operands.py)
+_PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))[%A-Za-z_$][\w$]*\s*"
+                            r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]")
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# a special register's field as the operand grammar reads it (`%tid.x`)
+_FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
 
 
 def _plan(d, forms):
@@ -145,16 +158,25 @@ def _plan(d, forms):
 
 
 def _make_plan(d, forms):
-    if len(forms) != 1 or forms[0].gate is not None:
-        return _NO_PLAN
-    form = forms[0]
+    """One plan per form without a gate (of the same operands: one plan); _NO_PLAN if none."""
+    plans = []
+    for form in forms:
+        if form.gate is not None:
+            continue
+        plan = _form_plan(d, form)
+        if plan is not None and plan not in plans:
+            plans.append(plan)
+    return tuple(plans) if plans else _NO_PLAN
+
+
+def _form_plan(d, form):
     roles = d.spec.operand_roles(form)
     if any(optional for _, _, optional in roles):
-        return _NO_PLAN
+        return None
     plan = []
     for _, role, _ in roles:
-        if role.count is not None or role.values or role.multiple or not role.kinds <= {"reg", "imm", "pred", "npred", "sreg"}:
-            return _NO_PLAN
+        if role.count is not None or role.values or role.multiple or not role.kinds & _PLANNED_KINDS:
+            return None
         types = _role_types(role, d)
         fits = compatible_wide if role.wide else compatible
         regs = frozenset(t for t in TYPES if "reg" in role.kinds and (
@@ -165,33 +187,52 @@ def _make_plan(d, forms):
         # a predicate register only where the role takes one of type .pred (`and.pred`, not `and.b32`)
         pred_ok = bool(role.kinds & {"pred", "npred"}) and (types is None or ".pred" in types)
         plan.append((regs, bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), pred_ok,
-                     "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok))
+                     "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok,
+                     "addr" in role.kinds, "label" in role.kinds, "func" in role.kinds))
     return tuple(plan)
 
 
-def _plain_operands_fit(c: Checker, ins, plan) -> bool:
+def _plain_operands_fit(c: Checker, ins, plans) -> bool:
     pieces = ins.operand_text.split(",")
-    if len(pieces) != len(plan):
-        return False
+    for plan in plans:
+        if len(pieces) == len(plan) and _fits(c, ins, pieces, plan):
+            return True
+    return False
+
+
+def _fits(c: Checker, ins, pieces, plan) -> bool:  # noqa: C901 - one branch per operand shape
     scope = ins.scope or ins.module.scope
     memo = c._lookups
-    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok) in zip(pieces, plan):
+    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok, addr, label, func) in zip(pieces, plan):
         p = piece.strip()
         if not p:
             return False
         first = p[0]
-        if first == "!":
+        negated = first == "!"
+        if negated:
             if not npred:
                 return False
             p = p[1:].strip()
             first = p[:1]
         if first == "%":
+            field = None
             if "." in p:
-                return False                     # a special register's field, or a vector element
+                m = _FIELD.fullmatch(p)
+                if m is None:
+                    return False                 # a vector element, or more than a field
+                p, field = m.groups()
             var = memo.get((scope, p), _NOT_LOOKED_UP)
             if var is _NOT_LOOKED_UP:
                 var = c.lookup_in(scope, p)
-            if var is None or var.space != ".reg" or var.vector:
+            if var is None:
+                # a special register (read-only: `sreg` is only set where the operand is read)
+                if not sreg or negated:
+                    return False
+                sr = special_register(p)
+                if sr is None or (field is not None and not (sr.components and field in sr.components + "rgba")):
+                    return False
+                continue
+            if field is not None or var.space != ".reg" or var.vector:
                 return False
             if var.type == ".pred":
                 if not pred:
@@ -201,6 +242,22 @@ def _plain_operands_fit(c: Checker, ins, plan) -> bool:
         elif first.isdigit() or first == "-":
             is_float = "." in p or p[:2] in ("0f", "0F", "0d", "0D")
             if not imm or (not float_ok and is_float) or (not int_ok and not is_float):
+                return False
+        elif negated:
+            return False
+        elif first == "[":
+            if not addr or _PLAIN_ADDRESS.fullmatch(p) is None:
+                return False
+        elif (label or func) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
+            var = memo.get((scope, p), _NOT_LOOKED_UP)
+            if var is _NOT_LOOKED_UP:
+                var = c.lookup_in(scope, p)
+            if var is not None or special_register(p) is not None:
+                return False
+            if p in c.labels_of(ins.function):
+                if not label:
+                    return False
+            elif not func or p not in c.module.functions:
                 return False
         else:
             return False

@@ -14,11 +14,17 @@ _PTXAS_INTERNAL = {("m16n16k8", "c", "f16"), ("m8n8k32", "c", "f16"), ("m8n8k128
     (s, x, "f64") for s in ("m16n16k16", "m8n32k16", "m32n8k16") for x in ("a", "b")}
 
 
+_WMMA = None
+
+
 def _spec():
     """The wmma tables (spec/wmma.py), loaded on the first `wmma.load` checked."""
-    # start-up time: most modules have no wmma.load, and the tables take milliseconds to build
-    from ..spec import wmma
-    return wmma
+    global _WMMA
+    if _WMMA is None:
+        # start-up time: most modules have no wmma.load, and the tables take milliseconds to build
+        from ..spec import wmma
+        _WMMA = wmma
+    return _WMMA
 
 
 @rule(Trigger.WMMA_LOAD,

@@ -190,8 +190,8 @@ def model_of(ins: Instruction):
 
 def _absolute(d: Decoded, base: int):
     quals = {g: (t, s + base, e + base) for g, (t, s, e) in d.slots.items()}
-    unknown = [(t, s + base, e + base) for t, s, e in d.others]
-    repeated = [(g, t, s + base, e + base) for g, t, s, e in d.repeated]
+    unknown = [(t, s + base, e + base) for t, s, e in d.others] if d.others else []
+    repeated = [(g, t, s + base, e + base) for g, t, s, e in d.repeated] if d.repeated else []
     return quals, unknown, repeated
 
 

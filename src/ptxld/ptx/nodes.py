@@ -192,6 +192,42 @@ class Scope:
             s = s.parent
         return None
 
+    def declarations(self) -> "dict | None":
+        """Every name declared in this scope itself -> (the offset `find` compares with `before`,
+        its declaration), `%r<N>` ranges spelled out: `find` one dict look-up a scope. None where
+        `find` cannot be read off such a table (a range whose stem ends in a digit, which `find`
+        never matches; a name both declared and inside a range here; a range too large to
+        spell). For a finished scope only: the table is not updated."""
+        table: dict = {}
+        for stem, r in self.ranges.items():
+            if stem[-1:].isdigit() or r.range_count > _SPELLED_RANGE_LIMIT:
+                return None
+            table.update(dict.fromkeys(spelled_range(r, stem), (r.start, r)))
+        if self.names:
+            if table and not table.keys().isdisjoint(self.names):
+                return None
+            first = self.first_declared
+            for name, v in self.names.items():
+                if v is not None:
+                    table[name] = (first.get(name, v.start) if first else v.start, v)
+        return table
+
+
+_SPELLED: dict = {}
+_SPELLED_RANGE_LIMIT = 1 << 16
+
+
+def spelled_range(var, stem: str) -> frozenset:
+    """`%r0` ... `%rN-1` of a `%r<N>` declaration (the names `Scope.find` matches), remembered:
+    every function of a module declares much the same ranges."""
+    key = (stem, var.range_count)
+    got = _SPELLED.get(key)
+    if got is None:
+        got = _SPELLED[key] = frozenset([f"{stem}{i}" for i in range(var.range_count)])
+        if len(_SPELLED) > 4096:
+            _SPELLED.clear()
+    return got
+
 
 @dataclass(slots=True, eq=False)
 class Function:

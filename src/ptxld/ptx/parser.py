@@ -899,6 +899,9 @@ def _labels_and_line_directives(text: str) -> bool:
     pos = 0
     while (m := _LABELS.match(text, pos)) is not None:
         pos = m.end()
+    rest = text[pos:].lstrip()
+    if rest and rest[0] not in ".@#":
+        return False  # an instruction (`mov.b32 {...`): no line directive starts so (_EOL_RE)
     return all(_EOL_RE.match(line) is not None for line in
                (x.strip() for x in text[pos:].split("\n")) if line)
 

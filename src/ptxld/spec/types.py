@@ -97,7 +97,7 @@ def bits(name: str) -> int:
     return TYPES[name].bits
 
 
-def kind_bits(name: str) -> tuple[str, int] | None:
-    """(class, width) of a type for Table 28 checks, or None for a name that is not a type."""
-    t = TYPES.get(name)
-    return t.kind_bits if t is not None else None
+# (class, width) of a type for Table 28 checks, or None for a name that is not a type: a dict's
+# own `get`, since the checker asks for every register it looks at
+_KIND_BITS: dict[str, tuple[str, int]] = {name: t.kind_bits for name, t in TYPES.items()}
+kind_bits = _KIND_BITS.get
