@@ -89,13 +89,36 @@ def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypat
     assert [(d.code, d.line) for d in par] == [(d.code, d.line) for d in seq]
 
 
-def test_a_skipped_body_keeps_its_function_name_but_not_its_parameters():
+def test_a_skipped_body_keeps_its_function_name_and_parameters():
     from ptxld.ptx.parser import parse
     text = _module_with_errors()
     bodies = function_bodies(text)
     module = parse(text, eager=False, skip_bodies=dict(bodies[:1]))
     first, *rest = [f for f in module.functions.values() if f.body is not None]
     full = parse(text, eager=False)
-    assert first.name == next(f for f in full.functions.values() if f.body is not None).name
-    assert not first.params and not first.body.items
-    assert all(f.params or not full.functions[f.name].params for f in rest)
+    twin = full.functions[first.name]
+    assert not first.body.items and twin.body.items
+    # the parameters stay: a call checked in this process is matched against them (PTX0810)
+    assert [p.name for p in first.params] == [p.name for p in twin.params]
+    assert all([p.name for p in f.params] == [p.name for p in full.functions[f.name].params] for f in rest)
+
+
+@pytest.mark.parametrize("claimed", range(4))
+def test_calls_into_a_body_another_process_checks_are_matched_against_its_declaration(
+        monkeypatch, claimed):
+    """Every split of the bodies gives the sequential verdict on a module whose kernels call
+    .func definitions (a skipped callee once lost its parameters: a false PTX0810)."""
+    from ptxld.ptx.parser import parse
+    monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
+    text = open(os.path.join(KERNELS, "programs_math.ptx"), encoding="utf-8").read()
+    assert "call.uni" in text
+    bodies = function_bodies(text)
+    skip = dict(bodies[claimed:claimed + 1])
+    module = parse(text, eager=False, skip_bodies=skip)
+    full = parse(text, eager=False)
+    assert all(len(f.params) == len(full.functions[f.name].params) for f in module.functions.values())
+    seq = [(d.code, d.line, d.message) for d in check_source(text)]
+    assert not any(code == "PTX0810" for code, _, _ in seq)
+    for workers in (2, 3, 4):
+        par = check_source_parallel(text, workers=workers)
+        assert [(d.code, d.line, d.message) for d in par] == seq

@@ -259,8 +259,9 @@ class _Parser:
                         self.statement(pend, s, s, comments, before_block=True)
                     else:
                         stop = self.skip.get(e) if self.skip else None
-                        # a body left to another process: its parameters are that process's
-                        header = self.header(pend, s, comments, params=stop is None)
+                        # parameters are read even for a body left to another process: a call
+                        # checked here is matched against its callee's declaration (PTX0810)
+                        header = self.header(pend, s, comments)
                     pend, eol = -1, False
                 self.open_block(s, header)
                 if stop is not None:
