@@ -183,15 +183,18 @@ DIVERGENCES += (
     ),
     Divergence(
         "predicate-register-as-32-bit-data",
-        "a predicate register as a 32-bit datum of multimem.ld_reduce .bf16x2 or sparse wgmma metadata",
+        "a predicate register as a 32-bit .bf16x2 datum or sparse wgmma metadata",
         "ptxas 13.0 takes a `.pred` register as the destination of scalar "
         "`multimem.ld_reduce.{add,min,max}.bf16x2` (not of `.f16x2`, nor as the datum of "
-        "`multimem.st .bf16x2`: \"Arguments mismatch\") and as the metadata operand of "
-        "`wgmma.mma_async.sp`. Both hold 32 bits (two .bf16 values; the sparsity metadata) and the "
-        "PTX ISA names a 32-bit register there; ptxld refuses the predicate (PTX0805).",
-        "isa.multimem.ld_reduce.operands, isa.wgmma.mma_async.sp.operands cases, ptxas 13.0.88",
-        lambda o: o.ptxas_verdict == "accept" and bool(o.errors)
-        and _swapped_in(o, ("isa.multimem.ld_reduce.operands", "isa.wgmma.mma_async.sp.operands"), ".pred"),
+        "`multimem.st .bf16x2`: \"Arguments mismatch\"), as the source of "
+        "`cvt.{rz,rp}.ue8m0x2.bf16x2` and as the metadata operand of `wgmma.mma_async.sp`. Each "
+        "holds 32 bits (two .bf16 values; the sparsity metadata) and the PTX ISA names a 32-bit "
+        "register there; ptxld refuses the predicate (PTX0805).",
+        "isa.multimem.ld_reduce.operands, isa.wgmma.mma_async.sp.operands, isa.cvt.operands cases, "
+        "ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and (
+            _swapped_in(o, ("isa.multimem.ld_reduce.operands", "isa.wgmma.mma_async.sp.operands"), ".pred")
+            or (_swapped_in(o, ("isa.cvt.operands",), ".pred") and ".ue8m0x2.bf16x2" in o.case.focus)),
     ),
     Divergence(
         "function-address-as-vector-mov-source",

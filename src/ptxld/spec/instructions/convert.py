@@ -147,7 +147,9 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     "ai": "reg|imm|sreg:atype+",
     "b": "reg|imm:.f32", "bw": "reg|imm:.f32+", "af": "reg|imm:.f32",
     "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:raw32", "d8": "=reg:raw16", "ah": "reg:.f16x2",
-    "d4": "=reg:raw8", "a4": "reg:raw8", "abf": "reg:.bf16x2", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
+    "d4": "=reg:raw8", "a4": "reg:raw8",
+    # ptxas 13.0 takes any 32-bit register as the .bf16x2 source of cvt .ue8m0x2
+    "abf": "reg:b32", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
 })
 
 _PACK = Gate((6, 5), 72, "cvt.pack", "cvt.pack: PTX ISA 6.5, sm_72.")
