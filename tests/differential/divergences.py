@@ -181,6 +181,34 @@ DIVERGENCES += (
         lambda o: o.ptxas_verdict == "accept" and bool(o.errors)
         and _swapped_in(o, ("isa.movmatrix.operands",), ".pred"),
     ),
+    Divergence(
+        "predicate-register-as-32-bit-data",
+        "a predicate register as a 32-bit .bf16x2 datum or sparse wgmma metadata",
+        "ptxas 13.0 takes a `.pred` register as the destination of scalar "
+        "`multimem.ld_reduce.{add,min,max}.bf16x2` (not of `.f16x2`, nor as the datum of "
+        "`multimem.st .bf16x2`: \"Arguments mismatch\"), as the source of "
+        "`cvt.{rz,rp}.ue8m0x2.bf16x2` and as the metadata operand of `wgmma.mma_async.sp`. Each "
+        "holds 32 bits (two .bf16 values; the sparsity metadata) and the PTX ISA names a 32-bit "
+        "register there; ptxld refuses the predicate (PTX0805).",
+        "isa.multimem.ld_reduce.operands, isa.wgmma.mma_async.sp.operands, isa.cvt.operands cases, "
+        "ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and (
+            _swapped_in(o, ("isa.multimem.ld_reduce.operands", "isa.wgmma.mma_async.sp.operands"), ".pred")
+            or (_swapped_in(o, ("isa.cvt.operands",), ".pred") and ".ue8m0x2.bf16x2" in o.case.focus)),
+    ),
+    Divergence(
+        "function-address-as-vector-mov-source",
+        "a function name as the source of a vector mov",
+        "ptxas 13.0 takes a function name as the source of `mov.v2.b32`/`mov.v2.u32`/`mov.v2.b64` "
+        "(and of `.v2.b16`, `.v4.b16`, `.v2.f32` with a warning \"Unexpected instruction types "
+        "specified for 'mov instruction with function address operand'\"), splitting the address "
+        "over the elements. The PTX ISA gives a vector mov a vector source; a function's address "
+        "is taken by the scalar `mov.u64`/`mov.b64` (which ptxld accepts), and ptxld refuses the "
+        "name as a vector source (PTX0805).",
+        "isa.mov.mutations cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.family == "isa.mov.mutations"
+        and o.case.focus.startswith("mov.v") and all("not a function name" in d.message for d in o.errors),
+    ),
 )
 
 

@@ -135,9 +135,10 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     # 6-bit floats two at a time in 16 bits, 4-bit floats two at a time in 8 bits, and the
     # unsigned 8-bit exponent (block scale factors)
     Form(".rn.satfinite{.relu}.dtype.f32", "d8, af, b", where={"dtype": _F6X2}, gate=_F6F4),
-    Form(".rn{.relu}{.satfinite}.f16x2.atype", "d2h, a8", where={"atype": _F6X2}, gate=_F6F4),
+    # ptxas 13.0 refuses `.satfinite` on the conversions to .f16x2 ("Unexpected instruction types")
+    Form(".rn{.relu}.f16x2.atype", "d2h, a8", where={"atype": _F6X2}, gate=_F6F4),
     Form(".rn.satfinite{.relu}.e2m1x2.f32", "d4, af, b", gate=_F6F4),
-    Form(".rn{.relu}{.satfinite}.f16x2.e2m1x2", "d2h, a4", gate=_F6F4),
+    Form(".rn{.relu}.f16x2.e2m1x2", "d2h, a4", gate=_F6F4),
     Form(".rnd{.satfinite}.ue8m0x2.f32", "d8, af, b", where={"rnd": (".rz", ".rp")}, gate=_F6F4),
     Form(".rnd{.satfinite}.ue8m0x2.bf16x2", "d8, abf", where={"rnd": (".rz", ".rp")}, gate=_F6F4),
     Form(".rn.bf16x2.ue8m0x2", "d2, a8", gate=_F6F4),
@@ -146,7 +147,9 @@ _CVT = InstructionSpec("cvt", "PTX ISA 9.7.9.21 (cvt)", (
     "ai": "reg|imm|sreg:atype+",
     "b": "reg|imm:.f32", "bw": "reg|imm:.f32+", "af": "reg|imm:.f32",
     "d2": "=reg:.bf16x2", "d2w": "=reg:.f16x2+", "dt": "=reg:raw32", "d8": "=reg:raw16", "ah": "reg:.f16x2",
-    "d4": "=reg:raw8", "a4": "reg:raw8", "abf": "reg:.bf16x2", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
+    "d4": "=reg:raw8", "a4": "reg:raw8",
+    # ptxas 13.0 takes any 32-bit register as the .bf16x2 source of cvt .ue8m0x2
+    "abf": "reg:b32", "d2h": "=reg:.f16x2", "a8": "reg:raw16",
 })
 
 _PACK = Gate((6, 5), 72, "cvt.pack", "cvt.pack: PTX ISA 6.5, sm_72.")

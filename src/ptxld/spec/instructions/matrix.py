@@ -29,6 +29,9 @@ _SHARED_CTA = {".shared::cta": Gate((7, 8), None, ".shared::cta", ".shared::cta:
 _WGMMA = Gate((8, 0), 90, "wgmma", "wgmma: PTX ISA 8.0, sm_90a.", only_targets=("sm_90a",))
 _WGMMA_MIXED_INT = Gate((8, 4), 90, "wgmma with mixed integer types",
                         "wgmma .s8 with .u8 (either order): PTX ISA 8.4, sm_90a.", only_targets=("sm_90a",))
+# ptxas 13.0 names three features (floating point, FP8, integer types), all PTX ISA 8.2
+_WGMMA_SP = Gate((8, 2), 90, "sparse wgmma", "wgmma.mma_async.sp: PTX ISA 8.2, sm_90a.",
+                 only_targets=("sm_90a",))
 
 _MMA_SHAPES = tuple(sorted({"." + k.shape for k in mma_spec.MMA_KINDS}))
 _MMA_TYPES = (".f16", ".f32", ".bf16", ".tf32", ".f64", ".s8", ".u8", ".s4", ".u4", ".b1",
@@ -248,7 +251,8 @@ RECORDS = (
         Group("btype", (".f16", ".bf16", ".tf32", ".e4m3", ".e5m2", ".s8", ".u8")),
         Group("satfinite", (".satfinite",), repeatable=True),
     ), forms=_WGMMA_SP_FORMS, operands={
-        "a": "reg:.b64|.u64", "b": "reg:.b64|.u64", "meta": "reg:b32", "sel": "imm", "scale_d": "npred|imm",
+        # descriptors as for the dense form: 64-bit integer registers or immediates
+        "a": "reg|imm:int64", "b": "reg|imm:int64", "meta": "reg:b32", "sel": "imm", "scale_d": "npred|imm",
         "imm_a": "imm", "imm_b": "imm", "trans_a": "imm", "trans_b": "imm", **_ROLES,
-    }, gate=_WGMMA),
+    }, gate=_WGMMA_SP),
 )

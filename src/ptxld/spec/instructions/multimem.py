@@ -6,6 +6,8 @@ from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
 _MULTIMEM = Gate((8, 1), 90, "multimem", "multimem.ld_reduce, multimem.st, multimem.red: PTX ISA 8.1, sm_90.")
+# ptxas 13.0 takes `.acc::f32` on multimem.st and multimem.red from PTX ISA 8.1, on ld_reduce from 8.2
+_LD_REDUCE_ACC = Gate((8, 2), None, ".acc::f32", "multimem.ld_reduce .acc::f32: PTX ISA 8.2.")
 _INT_OPS = {(".add",): (".u32", ".s32", ".u64"), (".min", ".max"): (".u32", ".s32", ".u64", ".s64"),
             (".and", ".or", ".xor"): (".b32", ".b64")}
 _INTS = (".b32", ".b64", ".u32", ".u64", ".s32", ".s64")
@@ -34,6 +36,22 @@ def _leads(sems, weak: bool):
 _HALVES = (".f16", ".f16x2", ".bf16", ".bf16x2")
 
 
+# ptxas 13.0 takes any 32-bit register as the scalar .bf16x2 datum of ld_reduce and st (.u32,
+# .s32, .f32, .f16x2: not so for .f16x2, nor for multimem.red), and an integer immediate on st
+_BF16X2_DATA = {"multimem.ld_reduce": ("dw, a",), "multimem.st": ("a, bw", "a, bi")}
+
+
+def _typed(name: str, template: str, data: str, where: dict) -> tuple[Form, ...]:
+    """The forms of one template over `where["type"]`: a scalar .bf16x2 of ld_reduce or st gets
+    its own operand lists (`_BF16X2_DATA`)."""
+    types = where["type"]
+    if ".v" in template or ".bf16x2" not in types or name not in _BF16X2_DATA:
+        return (Form(template, data, where=where),)
+    rest = tuple(t for t in types if t != ".bf16x2")
+    return ((Form(template, data, where={**where, "type": rest}),) if rest else ()) + tuple(
+        Form(template, ops, where={**where, "type": (".bf16x2",)}) for ops in _BF16X2_DATA[name])
+
+
 def _forms(name: str, sems, data: str, vdata: str, weak: bool = True):
     out = []
     # ptxas 13.0: ld_reduce takes `.min/.max` on 16-bit floats only and `.acc::f32` with `.add`
@@ -44,20 +62,21 @@ def _forms(name: str, sems, data: str, vdata: str, weak: bool = True):
         if name == "multimem.st":        # ptxas 13.0 takes (and ignores) `.acc::f32` on a store
             out.append(Form(f"{lead}{{.acc}}.type", data, where={**where, "type": _INTS}))
             for vec, types in _FLOAT_VECTORS.items():
-                out.append(Form(f"{lead}{{.acc}}{vec}.type", vdata if vec else data, where={**where, "type": types}))
+                out.extend(_typed(name, f"{lead}{{.acc}}{vec}.type", vdata if vec else data,
+                                  {**where, "type": types}))
             continue
         for ops, types in _INT_OPS.items():
             out.append(Form(f"{lead}.op{acc}.type", data, where={**where, "op": ops, "type": types}))
         for vec, types in _FLOAT_VECTORS.items():
             d = vdata if vec else data
-            out.append(Form(f"{lead}.add{acc}{vec}.type", d, where={**where, "type": types}))
+            out.extend(_typed(name, f"{lead}.add{acc}{vec}.type", d, {**where, "type": types}))
             half = tuple(t for t in types if t in _HALVES)
             if half and vec and name == "multimem.red":      # `.min/.max` on vectors only here
                 out.append(Form(f"{lead}.op{{.acc}}{vec}.type", d, where={**where, "op": (".min", ".max"),
                                                                          "type": half}))
             if half and name == "multimem.ld_reduce":
-                out.append(Form(f"{lead}.op{vec}.type", d, where={**where, "op": (".min", ".max"), "type": half}))
-                out.append(Form(f"{lead}.add.acc::f32{vec}.type", d, where={**where, "type": half}))
+                out.extend(_typed(name, f"{lead}.op{vec}.type", d, {**where, "op": (".min", ".max"), "type": half}))
+                out.extend(_typed(name, f"{lead}.add.acc::f32{vec}.type", d, {**where, "type": half}))
     return tuple(out)
 
 
@@ -65,10 +84,12 @@ RECORDS = (
     InstructionSpec("multimem.ld_reduce", "PTX ISA 9.7.9.16 (multimem.ld_reduce)",
                     _groups((".weak", ".relaxed", ".acquire")),
                     forms=_forms("multimem.ld_reduce", (".relaxed", ".acquire"), "d, a", "dv, a"),
-                    operands={"d": "=reg:type", "dv": "=vec|reg:type*vec", "a": "addr"}, gate=_MULTIMEM),
+                    operands={"d": "=reg:type", "dv": "=vec|reg:type*vec", "a": "addr", "dw": "=reg:b32"},
+                    gate=_MULTIMEM, gates={".acc::f32": _LD_REDUCE_ACC}),
     InstructionSpec("multimem.st", "PTX ISA 9.7.9.16 (multimem.st)", _groups((".weak", ".relaxed", ".release"), False),
                     forms=_forms("multimem.st", (".relaxed", ".release"), "a, b", "a, bv"),
-                    operands={"a": "addr", "b": "reg|imm:type", "bv": "vec|reg:type*vec"}, gate=_MULTIMEM),
+                    operands={"a": "addr", "b": "reg|imm:type", "bv": "vec|reg:type*vec", "bw": "reg:b32",
+                              "bi": "imm:int32"}, gate=_MULTIMEM),
     InstructionSpec("multimem.red", "PTX ISA 9.7.9.16 (multimem.red)", _groups((".relaxed", ".release")),
                     forms=_forms("multimem.red", (".relaxed", ".release"), "a, b", "a, bv", weak=False),
                     operands={"a": "addr", "b": "reg|imm:type", "bv": "vec|reg:type*vec"}, gate=_MULTIMEM),
