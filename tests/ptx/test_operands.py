@@ -106,7 +106,7 @@ def test_function_header_fast_path_is_taken_for_nvcc_headers(monkeypatch):
     from ptxld.ptx import parser
     taken = []
     real = parser._Parser._fast_header
-    monkeypatch.setattr(parser._Parser, "_fast_header", lambda self, f, base, params=True: taken.append(1) or real(self, f, base, params))
+    monkeypatch.setattr(parser._Parser, "_fast_header", lambda self, f, base: taken.append(1) or real(self, f, base))
     # a file of plain nvcc headers (kernels with performance directives take the general path)
     text = open(next(f for f in FILES if "loadforms_" in f), encoding="utf-8").read()
     module = parse(text, eager=False)

@@ -556,13 +556,12 @@ class _Parser:
         self._add(Directive(".version", [toks[i + 1].text], t.start, end))
         return i + 2 if i + 2 < len(toks) else len(toks)
 
-    def header(self, pend: int, brace: int, comments: list, params: bool = True) -> Function | None:
-        """The function header(s) before a `{`; earlier prototypes in the same text are declarations.
-        Without `params`, a header in the common form keeps its name only."""
+    def header(self, pend: int, brace: int, comments: list) -> Function | None:
+        """The function header(s) before a `{`; earlier prototypes in the same text are declarations."""
         text = self._stmt_text(pend, brace, comments)
         f = _FAST_HEADER.fullmatch(text)
         if f is not None and (f.group(3) is None or f.group(2) == ".func"):
-            func = self._fast_header(f, pend, params)
+            func = self._fast_header(f, pend)
             self._declare_function(func, definition=True)
             return func
         toks = tokenize(text, pend)
@@ -593,14 +592,12 @@ class _Parser:
         self._declare_function(func, definition=True)
         return func
 
-    def _fast_header(self, f: re.Match, base: int, params: bool = True) -> Function:
+    def _fast_header(self, f: re.Match, base: int) -> Function:
         """The Function the general path builds from a header `_FAST_HEADER` matched, without
         tokenizing it."""
         first = 1 if f.group(1) else 2
         func = Function(f.group(2), f.group(6), base + f.start(first), base + f.end(6),
                         name_start=base + f.start(6), linkage=f.group(1), module=self.m)
-        if not params:
-            return func
         if f.group(3) is not None:
             func.returns = self._fast_params(f.string, f.start(3), f.end(3), base, func)
         if f.group(7) is not None:
