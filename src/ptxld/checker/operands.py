@@ -114,7 +114,7 @@ def check_address(c: Checker, ins, a, space_base: str | None, space: str | None,
             c.emit("PTX0307", base.start, base.end,
                    f"`{base.name}` ({var.type}) cannot hold an address",
                    label="not an integer or bit-size register",
-                   help="use a `.b64`/`.u64` register (`.u32` for shared/local offsets)")
+                   help="use a `.b64`/`.u64` register (`.u32` for `.shared`/`.local` offsets)")
             return
         if ld and space_base in (None, ".global") and c.address_size != 32:
             if t[1] == 32:
