@@ -186,3 +186,18 @@ def test_function_level_imports_say_why():
         if "start-up" not in near and "startup" not in near:
             bad.append(f"{path.relative_to(SRC)}:{line}: {a} imports {b} inside a function")
     assert not bad, "\n".join(bad)
+
+
+def test_checking_starts_without_numpy():
+    """`ptxld check` must not pay NumPy's import (~130 ms, a fifth of checking a 40k-line
+    module): the checker and everything it reads from `spec` use plain Python; NumPy arrives
+    with the emulator (`lazy.DEFERRED`)."""
+    import subprocess
+    import sys
+    code = ("import sys, ptxld.cli, ptxld.checker.cli; from ptxld.checker import check_source; "
+            "check_source(open(sys.argv[1]).read()); print('numpy' in sys.modules)")
+    kernel = Path(__file__).resolve().parents[1] / "kernels" / "ptx" / "sm_90"
+    sample = sorted(kernel.glob("*.ptx"))[0]
+    out = subprocess.run([sys.executable, "-c", code, str(sample)], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False", f"checking {sample.name} imported NumPy"
