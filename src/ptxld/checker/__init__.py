@@ -16,9 +16,10 @@ from ..ptx.syntax import non_ascii_error, operand_errors
 # the rule modules: each registers its checking functions and their rules on import
 from . import header, names, ld, gates, operands, records, calls, isa_text, wmma, suppress  # noqa: F401 (in this order)
 from .context import Checker
+from .ld import plain_ld_key
 from .operands import _STORE_LIKE
 from .records import has_record_rules
-from .registry import RULES, Rule, Trigger, all_rules
+from .registry import RULES, Rule, Trigger, all_rules, applicable
 from .selection import SelectionError, enabled_codes, is_enabled
 from .suppress import apply_suppressions, codes_to_run
 from ..spec.decode import decode
@@ -133,14 +134,15 @@ def _run(c: Checker) -> None:
     run = c.checks
     for check in run[Trigger.MODULE]:
         check(c)
-    unknown, guard, ld_opcode, ld = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
+    unknown, guard, ld_opcode, ld_operands = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
                                      run[Trigger.LD_OPCODE], run[Trigger.LD])
     store, record, wmma_load = run[Trigger.STORE], run[Trigger.INSTRUCTION], run[Trigger.WMMA_LOAD]
     family = run[Trigger.FAMILY]
-    clean_ld = c.clean_ld
+    clean_ld, clean_plain_ld = c.clean_ld, c.clean_plain_ld
     # every instruction's operands are checked for declared names together, by scope
     together: dict = {}
     kind_of = _KIND_OF
+    record_for: dict = {}  # opcode -> the INSTRUCTION checks that run on its record
     for ins in c.module.instructions:
         kind = kind_of.get(ins.opcode)
         if kind is None:
@@ -161,6 +163,10 @@ def _run(c: Checker) -> None:
         if kind == _PLAIN:
             continue
         if kind == _LD:
+            plain = plain_ld_key(c, ins)
+            if plain is not None and plain in clean_plain_ld:
+                continue
+            before_ld = len(c.diags)
             m = ins.load
             if isinstance(m, LoadModel):
                 op = m.facts
@@ -175,18 +181,21 @@ def _run(c: Checker) -> None:
                     if (len(c.diags) == before and not unified and op.vec != ".v8"
                             and "l2_evict" not in m.quals):
                         clean_ld.add(op)
-                for check in ld:
+                for check in ld_operands:
                     check(c, ins, m)
+                if plain is not None and len(c.diags) == before_ld and op in clean_ld:
+                    clean_plain_ld.add(plain)
         elif kind == _STORE:
             for check in store:
                 check(c, ins)
-        elif kind == _RECORD:
-            for check in record:
-                check(c, ins)
-        elif kind == _STORE_RECORD:
-            for check in store:
-                check(c, ins)
-            for check in record:
+        elif kind == _RECORD or kind == _STORE_RECORD:
+            if kind == _STORE_RECORD:
+                for check in store:
+                    check(c, ins)
+            checks = record_for.get(ins.opcode)
+            if checks is None:
+                checks = record_for[ins.opcode] = applicable(record, ins.decoded.name)
+            for check in checks:
                 check(c, ins)
         elif kind == _FAMILY:
             for check in family:

@@ -19,10 +19,9 @@ _CALLEE = ".func f(.param .b32 a)\n{\n    ret;\n}\n"
          "A direct call passes one argument per parameter of the callee and receives one value per "
          "return parameter it declares.",
          Example(decls=_CALLEE, body="call f;"), Example(decls=_CALLEE, body="call f, (%r1);"),
-         ptxas="error: Call has wrong number of parameters"))
+         ptxas="error: Call has wrong number of parameters"),
+    on=("call",))
 def check_call_arity(c: Checker, ins) -> None:
-    if ins.decoded.name != "call":
-        return
     ops = ins.operands
     if ins.operand_error is not None:
         return

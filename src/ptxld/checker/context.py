@@ -14,7 +14,7 @@ _UNBUILT = object()
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
                  "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "_tables", "clean_ld",
-                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks")
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks", "clean_plain_ld")
 
     def __init__(self, module, strict: bool, enabled: frozenset | None = None):
         """`enabled`: the codes to check (None: all); only functions that can report one run."""
@@ -36,6 +36,9 @@ class Checker:
         self.first: dict = {}  # scope -> offset of its first instruction
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
         self.clean_ld: set = set()  # ld opcodes whose qualifier rules and gates found nothing
+        # (opcode, destination type, address register type) of `ld %r, [%rd+imm]` loads that
+        # every ld rule passed (ld.py `plain_ld_key`)
+        self.clean_plain_ld: set = set()
         # opcodes whose record rules found nothing, and (opcode, operand signature) pairs whose
         # operands passed: real code repeats both thousands of times
         self.clean_opcodes: set = set()

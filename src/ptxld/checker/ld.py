@@ -1,6 +1,8 @@
 """PTX02xx (ld qualifiers), PTX03xx (ld operands) and PTX04xx (ld.global.nc), one function each."""
 from __future__ import annotations
 
+import re
+
 from ..ptx.nodes import Address, Int, Name, Sink, Vector
 from ..diagnostics import Label
 from ..spec import ld as ld_spec
@@ -189,6 +191,37 @@ def check_ld_operands(c: Checker, ins, m) -> None:
         _param_rules(c, ins, m)
         _unified(c, ins, m)
     _cache_policy(c, ins, m)
+
+
+# The commonest loads by far, `ld.global.f32 %f1, [%rd4+16];` and `ld.param.u64 %rd1,
+# [k_param_0];`: a scalar register and a register or parameter address with an optional offset
+# that fits 32 bits. The operand parser reports nothing on such a text, so whatever the ld rules
+# say about it follows from the opcode, the destination's type and what the address names (the
+# module's address size is fixed).
+_PLAIN_LD = re.compile(r"\s*(%[A-Za-z_$][\w$]*)\s*,\s*\[\s*(%?[A-Za-z_$][\w$]*)\s*"
+                       r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]{1,8}|[1-9]\d{0,8}|0))?\s*\]\s*")
+
+
+def plain_ld_key(c: Checker, ins):
+    """What the ld rules read of a plain load (see `_PLAIN_LD`): the opcode, the declared type
+    of a scalar `.reg` destination, and the address's scalar `.reg` register or a parameter of
+    the instruction's own function (its type, whether the function is a kernel, whether the load
+    is guarded); None for any other load. The checker skips a load whose key passed every ld
+    rule before."""
+    m = _PLAIN_LD.fullmatch(ins.operand_text)
+    if m is None:
+        return None
+    scope = ins.scope or ins.module.scope
+    d, a = c.lookup_in(scope, m.group(1)), c.lookup_in(scope, m.group(2))
+    if (d is None or a is None or getattr(d, "kind", "") != "variable" or getattr(a, "kind", "") != "variable"
+            or d.space != ".reg" or d.vector or a.vector or a.attributes):
+        return None
+    if a.space == ".reg":
+        return ins.opcode, d.type, a.type
+    func = ins.function
+    if a.space != ".param" or func is None or a.function is not func or not any(p is a for p in func.params):
+        return None
+    return ins.opcode, d.type, ".param", a.type, func.is_entry, ins.guard is None
 
 
 # ------------------------------------------------------------------ qualifiers

@@ -720,13 +720,12 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
          Example(body="wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, "
                       "%rd1, %rd2, %r1, 0, 1, 1, 1;", target="sm_90a"),
          ptxas="error: Argument 4 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected "
-               "value '1', expected to be 0"))
+               "value '1', expected to be 0"),
+    on=("wgmma.mma_async.sp",))
 def check_sparsity_selector(c: Checker, ins) -> None:
     """The selector operand (`sel` of the record's forms) of wgmma.mma_async.sp against the
     selectors of its A type (spec.mma.WGMMA_SPARSE)."""
     d = ins.decoded
-    if d.name != "wgmma.mma_async.sp":
-        return
     atype = d.get("atype")
     sparse = WGMMA_SPARSE.get(atype[1:]) if atype else None
     forms = matching_forms(d)
@@ -794,13 +793,12 @@ __all__ = ["check_instruction", "check_family", "has_record_rules", "compatible"
          Example(body="tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], 1;", version="8.3",
                  target="sm_90a"),
          ptxas="error: Argument 1 of instruction 'tensormap.replace': value '2' expected to be in "
-               "range [0..1] when .fill_mode modifier is used."))
+               "range [0..1] when .fill_mode modifier is used."),
+    on=("tensormap.replace",))
 def check_tensormap_replace(c: Checker, ins) -> None:
     """The constants of tensormap.replace against the field tables (ptxld.spec.tensormap). The
     narrower ranges of some targets (element types 13..15 from PTX ISA 8.7 on the sm_100
     generation, the 96B swizzle on sm_103a) are not checked here."""
-    if not ins.opcode.startswith("tensormap.replace"):
-        return
     field = tensormap_spec.FIELDS.get(ins.decoded.get("field"))
     ops = ins.operands
     if field is None or ins.operand_error is not None or len(ops) != (3 if field.ordinal else 2):

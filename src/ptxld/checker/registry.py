@@ -124,6 +124,7 @@ class Check:
 
 RULES: dict[str, Rule] = {}
 CHECKS: dict[str, list[Check]] = {t: [] for t in Trigger.ALL}
+ONLY_ON: dict = {}  # function -> the instruction records it runs on (`rule(..., on=...)`)
 
 
 def _add(records: tuple) -> None:
@@ -135,17 +136,29 @@ def _add(records: tuple) -> None:
         RULES[r.code] = r
 
 
-def rule(trigger: str, *records: Rule, also: tuple[str, ...] = ()):
+def rule(trigger: str, *records: Rule, also: tuple[str, ...] = (), on: tuple[str, ...] | None = None):
     """Register the decorated function to run on `trigger`, reporting the codes of `records`
-    (documented here) and the codes in `also` (documented with a helper or another function)."""
+    (documented here) and the codes in `also` (documented with a helper or another function).
+    `on`: for `Trigger.INSTRUCTION`, the instruction records (`call`, `tensormap.replace`) it
+    runs on, where not on every instruction."""
     if trigger not in CHECKS:
         raise ValueError(f"unknown trigger {trigger!r}")
+    if on is not None and trigger != Trigger.INSTRUCTION:
+        raise ValueError("`on` narrows Trigger.INSTRUCTION only")
 
     def register(function):
         _add(records)
         CHECKS[trigger].append(Check(function, trigger, frozenset(r.code for r in records) | set(also)))
+        if on is not None:
+            ONLY_ON[function] = frozenset(on)
         return function
     return register
+
+
+def applicable(functions: list, name: str) -> tuple:
+    """Of `functions` (registered on Trigger.INSTRUCTION), those that run on the instruction
+    record `name`."""
+    return tuple(f for f in functions if (only := ONLY_ON.get(f)) is None or name in only)
 
 
 def reports(*records: Rule):

@@ -33,6 +33,8 @@ _COARSE = re.compile(r"""
 |(?P<c>[;{}/#])
 """, re.X | re.S)
 _BLANK = re.compile(r"\s*")
+# a label at the start of a statement, followed by a blank (the general path reads the rest)
+_FAST_LABEL = re.compile(r"([$A-Za-z_][\w$]*):(?=\s)")
 _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
 # a whole plain instruction statement after blanks: [@[!]guard] opcode operands ;  (group 4 set =
@@ -119,6 +121,7 @@ class _Parser:
         fast = _FAST_STMT.match
         blank = _BLANK.match
         fast_reg = _FAST_REG_STMT.match
+        fast_label = _FAST_LABEL.match
         instructions = self.m.instructions
         module = self.m
         while pos < n:
@@ -147,10 +150,33 @@ class _Parser:
                 pos = blank(text, pos).end()
                 if pos >= n:
                     break
-                r = fast_reg(text, pos)
-                if r is not None and self._fast_register(r):
-                    pos = r.end()
+                c = text[pos]
+                if c == "/" and text.startswith("//", pos):
+                    # a line comment between statements (nvcc writes one before every block)
+                    e = text.find("\n", pos)
+                    e = n if e < 0 else e
+                    module.comments.append((pos, e))
+                    pos = e
                     continue
+                if c == "." and text.startswith(".reg", pos):
+                    r = fast_reg(text, pos)
+                    if r is not None and self._fast_register(r):
+                        pos = r.end()
+                        continue
+                elif c == "$" or c == "L":
+                    # a label on its own (`$L__BB0_2:`): declared here, the statement after it
+                    # is read on its own (a label defined twice takes the general path, which
+                    # reports it)
+                    lab = fast_label(text, pos)
+                    if lab is not None:
+                        name = lab.group(1)
+                        scope = self.stack[-1][1]
+                        if name not in scope.labels:
+                            label = LabelDef(name, pos, lab.end(1))
+                            scope.labels[name] = label
+                            self.stack[-1][0].items.append(label)
+                            pos = lab.end()
+                            continue
             m = match(text, pos)
             kind = m.lastgroup
             s, e = m.start(), m.end()
