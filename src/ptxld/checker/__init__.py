@@ -19,7 +19,7 @@ from .context import Checker
 from .ld import plain_ld_key
 from .operands import _STORE_LIKE
 from .records import has_record_rules
-from .registry import RULES, Rule, Trigger, all_rules, applicable
+from .registry import RULES, Rule, Trigger, all_rules, applicable, without_opcode_only
 from .selection import SelectionError, enabled_codes, is_enabled
 from .suppress import apply_suppressions, codes_to_run
 from ..spec.decode import decode
@@ -194,7 +194,13 @@ def _run(c: Checker) -> None:
                     check(c, ins)
             checks = record_for.get(ins.opcode)
             if checks is None:
-                checks = record_for[ins.opcode] = applicable(record, ins.decoded.name)
+                checks = applicable(record, ins.decoded.name)
+                before = len(c.diags)
+                for check in checks:
+                    check(c, ins)
+                # the opcode-only rules found nothing: nothing on this opcode's other instructions
+                record_for[ins.opcode] = checks if len(c.diags) != before else without_opcode_only(checks)
+                continue
             for check in checks:
                 check(c, ins)
         elif kind == _FAMILY:

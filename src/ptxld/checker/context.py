@@ -67,13 +67,20 @@ class Checker:
     # ---------------------------------------------------------------- names and types
     def lookup_in(self, scope, name: str):
         """The declaration `name` resolves to in `scope` (memoised like `lookup`)."""
-        key = (scope, name)
-        cache = self._lookups
-        if key in cache:
-            return cache[key]
-        found = self.find(scope, name)
-        v = cache[key] = found[1] if found is not None else None
+        cache = self.lookups_of(scope)
+        v = cache.get(name, _UNBUILT)
+        if v is _UNBUILT:
+            found = self.find(scope, name)
+            v = cache[name] = found[1] if found is not None else None
         return v
+
+    def lookups_of(self, scope) -> dict:
+        """The memo of `lookup_in` for one scope (name -> declaration or None), for callers that
+        look up many names of one scope."""
+        cache = self._lookups.get(scope)
+        if cache is None:
+            cache = self._lookups[scope] = {}
+        return cache
 
     def lookup(self, ins, name: str):
         """The declaration `name` resolves to from `ins` (memoised per scope: registers repeat)."""

@@ -43,7 +43,8 @@ def _findings(d) -> tuple:
          "rounding, `wgmma.fence.sync` without `.aligned`, a modifier written twice).",
          Example(body="testp.f32 %p1, %f1;", version="9.0", target="sm_90"),
          Example(body="testp.finite.f32 %p1, %f1;", version="9.0", target="sm_90"),
-         ptxas="accepted", isa_only=True))
+         ptxas="accepted", isa_only=True),
+    opcode_only=True)
 def check_isa_text(c: Checker, ins) -> None:
     d = ins.decoded
     base = ins.opcode_start

@@ -202,7 +202,7 @@ def _plain_operands_fit(c: Checker, ins, plans) -> bool:
 
 def _fits(c: Checker, ins, pieces, plan) -> bool:  # noqa: C901 - one branch per operand shape
     scope = ins.scope or ins.module.scope
-    memo = c._lookups
+    memo = c.lookups_of(scope)
     for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok, addr, label, func) in zip(pieces, plan):
         p = piece.strip()
         if not p:
@@ -221,7 +221,7 @@ def _fits(c: Checker, ins, pieces, plan) -> bool:  # noqa: C901 - one branch per
                 if m is None:
                     return False                 # a vector element, or more than a field
                 p, field = m.groups()
-            var = memo.get((scope, p), _NOT_LOOKED_UP)
+            var = memo.get(p, _NOT_LOOKED_UP)
             if var is _NOT_LOOKED_UP:
                 var = c.lookup_in(scope, p)
             if var is None:
@@ -249,7 +249,7 @@ def _fits(c: Checker, ins, pieces, plan) -> bool:  # noqa: C901 - one branch per
             if not addr or _PLAIN_ADDRESS.fullmatch(p) is None:
                 return False
         elif (label or func) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
-            var = memo.get((scope, p), _NOT_LOOKED_UP)
+            var = memo.get(p, _NOT_LOOKED_UP)
             if var is _NOT_LOOKED_UP:
                 var = c.lookup_in(scope, p)
             if var is not None or special_register(p) is not None:

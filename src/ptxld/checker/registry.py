@@ -125,6 +125,7 @@ class Check:
 RULES: dict[str, Rule] = {}
 CHECKS: dict[str, list[Check]] = {t: [] for t in Trigger.ALL}
 ONLY_ON: dict = {}  # function -> the instruction records it runs on (`rule(..., on=...)`)
+OPCODE_ONLY: set = set()  # functions whose findings depend on the opcode alone
 
 
 def _add(records: tuple) -> None:
@@ -136,21 +137,25 @@ def _add(records: tuple) -> None:
         RULES[r.code] = r
 
 
-def rule(trigger: str, *records: Rule, also: tuple[str, ...] = (), on: tuple[str, ...] | None = None):
+def rule(trigger: str, *records: Rule, also: tuple[str, ...] = (), on: tuple[str, ...] | None = None,
+         opcode_only: bool = False):
     """Register the decorated function to run on `trigger`, reporting the codes of `records`
     (documented here) and the codes in `also` (documented with a helper or another function).
-    `on`: for `Trigger.INSTRUCTION`, the instruction records (`call`, `tensormap.replace`) it
-    runs on, where not on every instruction."""
+    For `Trigger.INSTRUCTION`: `on` names the instruction records (`call`, `tensormap.replace`)
+    it runs on, where not on every instruction; `opcode_only` says that what it reports depends
+    on the opcode string alone, so an opcode it found nothing on once is not checked again."""
     if trigger not in CHECKS:
         raise ValueError(f"unknown trigger {trigger!r}")
-    if on is not None and trigger != Trigger.INSTRUCTION:
-        raise ValueError("`on` narrows Trigger.INSTRUCTION only")
+    if (on is not None or opcode_only) and trigger != Trigger.INSTRUCTION:
+        raise ValueError("`on` and `opcode_only` narrow Trigger.INSTRUCTION only")
 
     def register(function):
         _add(records)
         CHECKS[trigger].append(Check(function, trigger, frozenset(r.code for r in records) | set(also)))
         if on is not None:
             ONLY_ON[function] = frozenset(on)
+        if opcode_only:
+            OPCODE_ONLY.add(function)
         return function
     return register
 
@@ -159,6 +164,11 @@ def applicable(functions: list, name: str) -> tuple:
     """Of `functions` (registered on Trigger.INSTRUCTION), those that run on the instruction
     record `name`."""
     return tuple(f for f in functions if (only := ONLY_ON.get(f)) is None or name in only)
+
+
+def without_opcode_only(functions: tuple) -> tuple:
+    """`functions` less those registered `opcode_only` (once they found nothing on an opcode)."""
+    return tuple(f for f in functions if f not in OPCODE_ONLY)
 
 
 def reports(*records: Rule):
