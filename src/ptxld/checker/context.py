@@ -67,7 +67,9 @@ class Checker:
     # ---------------------------------------------------------------- names and types
     def lookup_in(self, scope, name: str):
         """The declaration `name` resolves to in `scope` (memoised like `lookup`)."""
-        cache = self.lookups_of(scope)
+        cache = self._lookups.get(scope)
+        if cache is None:
+            cache = self._lookups[scope] = {}
         v = cache.get(name, _UNBUILT)
         if v is _UNBUILT:
             found = self.find(scope, name)

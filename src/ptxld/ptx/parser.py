@@ -20,6 +20,7 @@ from .printer import join_tokens
 from .source import Source
 from .syntax import add_diagnostic, non_ascii_error, report_operand_errors, syntax_error
 
+_NO_LABELS: tuple = ()  # the labels of an instruction the fast path reads (none: see `run`)
 _NO_SEMICOLON = "expected `;` at the end of the statement"
 
 _COARSE = re.compile(r"""
@@ -142,8 +143,9 @@ class _Parser:
                                           g_s + len(gname))
                         top = self.stack[-1]
                         pos = f.end()
+                        # labels: a lone label before it is an item of the block (above)
                         ins = Instruction(opcode, start, pos, op_s, op_s + len(opcode), operand_text,
-                                          guard, module, top[2], top[1], [])
+                                          guard, module, top[2], top[1], _NO_LABELS)
                         instructions.append(ins)
                         top[0].items.append(ins)
                         continue
