@@ -17,6 +17,7 @@ from ptxld import emu
 
 from test_async import line_of, ptxas_accepts
 from test_kernels import _launch_args
+from tma_kernel import copy_box_and_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,18 +40,7 @@ def load_kernel(copy: str, nbytes: int, version="8.6", arch="sm_100a") -> str:
 ld.param.u64 %rd9, [p];
 mov.u64 %rd1, tmap;
 cvta.param.u64 %rd1, %rd1;
-mov.u32 %r1, bar;
-mov.u32 %r2, buf;
-mbarrier.init.shared::cta.b64 [%r1], 1;
-mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r1], {nbytes};
-{copy};
-LOOP:
-mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
-@!%p1 bra LOOP;
-cp.async.bulk.global.shared::cta.bulk_group [%rd9], [%r2], {nbytes};
-cp.async.bulk.commit_group;
-cp.async.bulk.wait_group 0;
-ret;
+{copy_box_and_store(copy, nbytes)}
 }}
 """
 

@@ -15,6 +15,7 @@ from ptxld import emu
 from ptxld.spec import tensormap as map_spec
 
 from test_async import line_of, ptxas_accepts
+from tma_kernel import copy_box_and_store
 
 
 def replace_kernel(edits: list[str], coords: tuple, nbytes: int, dim: int = 2,
@@ -23,6 +24,8 @@ def replace_kernel(edits: list[str], coords: tuple, nbytes: int, dim: int = 2,
     global memory at `m`, loads one box of `nbytes` bytes at `coords` and stores it to `p`."""
     lines = "\n".join(e.replace("[M]", "[%rd2]") for e in edits)
     cs = ", ".join(str(c) for c in coords)
+    copy = (f"cp.async.bulk.tensor.{dim}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+            f"[%r2], [%rd1, {{{cs}}}], [%r1]")
     return f""".version {version}
 .target {arch}
 .address_size 64
@@ -40,18 +43,7 @@ cvta.to.global.u64 %rd2, %rd1;
 {lines}
 fence.proxy.tensormap::generic.release.gpu;
 fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;
-mov.u32 %r1, bar;
-mov.u32 %r2, buf;
-mbarrier.init.shared::cta.b64 [%r1], 1;
-mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r1], {nbytes};
-cp.async.bulk.tensor.{dim}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd1, {{{cs}}}], [%r1];
-LOOP:
-mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
-@!%p1 bra LOOP;
-cp.async.bulk.global.shared::cta.bulk_group [%rd9], [%r2], {nbytes};
-cp.async.bulk.commit_group;
-cp.async.bulk.wait_group 0;
-ret;
+{copy_box_and_store(copy, nbytes)}
 }}
 """.replace("%rd<8>", "%rd<10>")
 
