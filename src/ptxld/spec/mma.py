@@ -105,11 +105,20 @@ def accumulator(m: int, n: int, type_: str, *, warp_rows: int = 0) -> Fragment:
     rows = warp_rows or m
     row_tiles = rows // 8
     origins = []
-    for first in range(0, (rows * n) // 32, e):       # first element index x of each register
+    for r in range(accumulator_registers(m, n, type_, warp_rows=warp_rows)):
+        first = r * e                                  # the register's first element index x
         tile, pair = first >> 1, first & 1
         origins.append((8 * (tile % row_tiles), 8 * (tile // row_tiles) + pair))
     return Fragment(m, n, type_, "row", 2, origins, reg_bits=rb, warp_rows=warp_rows,
                     what=f"C/D {m}x{n} .{type_}")
+
+
+def accumulator_registers(m: int, n: int, type_: str, *, warp_rows: int = 0) -> int:
+    """How many registers a thread holds of `accumulator(m, n, type_)`: its share of the
+    elements (a warp's 32 lanes split them evenly), packed per register. The instruction records
+    read this alone (a wgmma record has hundreds of shapes; building each layout is slower)."""
+    e = _reg_bits(type_) // ELEMENT_BITS[type_]
+    return -(-((warp_rows or m) * n // 32) // e)
 
 
 # ---------------------------------------------------------------- mma.sync shapes and types
@@ -309,6 +318,11 @@ def wgmma_n_values(atype: str) -> tuple[int, ...]:
     if atype in ("s8", "u8", "b1"):
         return (8, 16, 24) + tuple(range(32, 257, 16))
     return tuple(range(8, 257, 8))
+
+
+def wgmma_d_registers(n: int, dtype: str) -> int:
+    """The D registers per thread of `wgmma.mma_async .m64n{n}` (`wgmma_fragments`' "d")."""
+    return accumulator_registers(64, n, dtype, warp_rows=16)
 
 
 def wgmma_fragments(n: int, atype: str, dtype: str) -> dict[str, Fragment]:

@@ -118,7 +118,7 @@ def _wgmma_forms(sparse: bool = False) -> tuple[Form, ...]:
                 types = f".{dtype}.{atype}.{btype}"
                 for n in mma_spec.wgmma_n_values(atype):
                     shape = {"shape": (f".m64n{n}k{k}",)}
-                    d = _role("d", mma_spec.wgmma_fragments(n, atype, dtype)["d"].nregs, _cls(dtype), True)
+                    d = _role("d", mma_spec.wgmma_d_registers(n, dtype), _cls(dtype), True)
                     if atype in ("f16", "bf16"):
                         out.append(Form(".sync{.aligned}.shape" + types,
                                         f"{d}, a, b{meta}, scale_d, imm_a, imm_b, trans_a, trans_b", where=shape))
