@@ -5,7 +5,6 @@ bug in ptxld, reported without a traceback); 130 interrupted (Ctrl-C).
 """
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
@@ -170,16 +169,5 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
 
 
 
-def entry() -> None:
-    """The `ptxld` console script: `main`, then the interpreter's teardown without its last pass
-    of the cyclic collector over everything the command built (a checked module's tree: ~0.1 s
-    of checking a 40k-line module). `gc.freeze()` takes the objects alive now out of the
-    collector's sight; the process ends right after, so nothing lives longer for it."""
-    try:
-        main()
-    finally:
-        gc.freeze()
-
-
 if __name__ == "__main__":
-    entry()
+    main()

@@ -178,9 +178,7 @@ def _form_plan(d, form):
         if role.count is not None or role.values or role.multiple or not role.kinds & _PLANNED_KINDS:
             return None
         types = _role_types(role, d)
-        fits = compatible_wide if role.wide else compatible
-        regs = frozenset(t for t in TYPES if "reg" in role.kinds and (
-            types is None or any(fits(x, t) for x in types)))
+        regs = _registers_for(types, role.wide) if "reg" in role.kinds else frozenset()
         int_ok, float_ok = _literals(types)
         if "npred" in role.kinds and types is None:
             int_ok = True         # a constant predicate
@@ -190,6 +188,20 @@ def _form_plan(d, form):
                      "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok,
                      "addr" in role.kinds, "label" in role.kinds, "func" in role.kinds))
     return tuple(plan)
+
+
+_REGISTERS_FOR: dict = {}
+
+
+def _registers_for(types, wide: bool) -> frozenset:
+    """The register types an operand of one of `types` (None: any) may have (the relaxed
+    type-checking rules), per distinct type set: the records repeat a few sets everywhere."""
+    key = (types if types is None else tuple(types), wide)
+    got = _REGISTERS_FOR.get(key)
+    if got is None:
+        fits = compatible_wide if wide else compatible
+        got = _REGISTERS_FOR[key] = frozenset(t for t in TYPES if types is None or any(fits(x, t) for x in types))
+    return got
 
 
 def _plain_operands_fit(c: Checker, ins, plans) -> bool:
