@@ -6,18 +6,16 @@ import re
 from ..spec import targets
 from ..spec.ld import GATES
 from ..spec.opcodes import DIRECTIVES, MNEMONICS
+from ..spec.types import REGISTER_TYPE_GATES, REGISTER_TYPES
 from .context import Checker, fmt_version
 from .registry import PTXAS_MEASURED, Example, Rule, Trigger, reports, rule, whole_module
 
-# Register types that are gated (PTX ISA 5.2; measured with ptxas 13.0): type -> (min PTX, min sm).
-REGISTER_TYPE_GATES = {".b128": ((8, 3), 70), ".f16x2": (None, 53)}
-# Fundamental types a register may be declared with (PTX ISA 5.2.1) and ptxas's opaque types.
-REGISTER_TYPES = frozenset({".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
-                            ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred"})
 # Targets ptxas 13.0 accepts before the release table's version (measured): target -> first
 # .version ptxas accepts. Below the table's version they are a warning (PTX0112): the PTX ISA's rule, not ptxas's.
 PTXAS_EARLY_TARGETS = {"sm_88": (7, 3)}
-_REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?(?:\.v\d\s+)?(\.\w+)")
+# a `.reg` declaration whose type is not a plain register type (one without a gate)
+_UNPLAIN_REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?+(?:\.v\d\s+)?+(?!(?:%s)(?!\w))\.\w+" % "|".join(
+    re.escape(t) for t in sorted(REGISTER_TYPES.difference(REGISTER_TYPE_GATES), key=len, reverse=True)))
 
 
 @rule(Trigger.MODULE,
@@ -353,7 +351,7 @@ def _check_declarations(c: Checker) -> None:
                        label=f"sm_{sm} feature")
     plain = REGISTER_TYPES.difference(REGISTER_TYPE_GATES)
     # A C-speed scan of the text first: most modules declare only plain register types.
-    if all(m.group(1) in plain for m in _REG_DECL.finditer(c.source.text)):
+    if _UNPLAIN_REG_DECL.search(c.source.text) is None:
         return
     seen = set()
     for v in _all_variables(c.module):
