@@ -39,6 +39,25 @@ def mismatch(spec: InstructionSpec, form: Form, d: Decoded) -> Mismatch:
 
 
 _MATCHES: dict = {}
+_NAMED: dict = {}
+
+
+def _matches(spec: InstructionSpec, form: Form, d: Decoded) -> bool:
+    """`mismatch(spec, form, d).distance == 0`, without building the differences (every
+    distinct opcode of a module is matched against each form of its record once)."""
+    written = d.slots
+    for s in spec.slots(form):
+        w = written.get(s.group)
+        if w is None:
+            if s.required:
+                return False
+        elif w[0] not in s.values:
+            return False
+    key = (spec.name, form)
+    named = _NAMED.get(key)
+    if named is None:
+        named = _NAMED[key] = frozenset(s.group for s in spec.slots(form))
+    return all(g in named for g in written)
 
 
 def matching_forms(d: Decoded) -> tuple[Form, ...]:
@@ -46,7 +65,7 @@ def matching_forms(d: Decoded) -> tuple[Form, ...]:
     got = _MATCHES.get(d.opcode)
     if got is None:
         spec = d.spec
-        got = tuple(f for f in spec.forms if mismatch(spec, f, d).distance == 0) if spec else ()
+        got = tuple(f for f in spec.forms if _matches(spec, f, d)) if spec else ()
         if len(_MATCHES) >= 8192:
             _MATCHES.clear()
         _MATCHES[d.opcode] = got
