@@ -36,20 +36,23 @@ def _leads(sems, weak: bool):
 _HALVES = (".f16", ".f16x2", ".bf16", ".bf16x2")
 
 
-# ptxas 13.0 takes any 32-bit register as the scalar .bf16x2 datum of ld_reduce and st (.u32,
-# .s32, .f32, .f16x2: not so for .f16x2, nor for multimem.red), and an integer immediate on st
+# ptxas 13.0 takes any 32-bit register as a .bf16x2 datum of ld_reduce and st (.u32, .s32, .f32,
+# .f16x2: not so for .f16x2, nor for multimem.red), scalar or vector element alike, and an integer
+# immediate as the scalar datum of st (not in a vector)
 _BF16X2_DATA = {"multimem.ld_reduce": ("dw, a",), "multimem.st": ("a, bw", "a, bi")}
+_BF16X2_VECTOR_DATA = {"multimem.ld_reduce": ("dvw, a",), "multimem.st": ("a, bvw",)}
 
 
 def _typed(name: str, template: str, data: str, where: dict) -> tuple[Form, ...]:
-    """The forms of one template over `where["type"]`: a scalar .bf16x2 of ld_reduce or st gets
-    its own operand lists (`_BF16X2_DATA`)."""
+    """The forms of one template over `where["type"]`: a .bf16x2 of ld_reduce or st, scalar or
+    vector, gets its own operand lists (`_BF16X2_DATA`, `_BF16X2_VECTOR_DATA`)."""
     types = where["type"]
-    if ".v" in template or ".bf16x2" not in types or name not in _BF16X2_DATA:
+    if ".bf16x2" not in types or name not in _BF16X2_DATA:
         return (Form(template, data, where=where),)
     rest = tuple(t for t in types if t != ".bf16x2")
+    lists = (_BF16X2_VECTOR_DATA if ".v" in template else _BF16X2_DATA)[name]
     return ((Form(template, data, where={**where, "type": rest}),) if rest else ()) + tuple(
-        Form(template, ops, where={**where, "type": (".bf16x2",)}) for ops in _BF16X2_DATA[name])
+        Form(template, ops, where={**where, "type": (".bf16x2",)}) for ops in lists)
 
 
 def _forms(name: str, sems, data: str, vdata: str, weak: bool = True):
@@ -84,12 +87,13 @@ RECORDS = (
     InstructionSpec("multimem.ld_reduce", "PTX ISA 9.7.9.16 (multimem.ld_reduce)",
                     _groups((".weak", ".relaxed", ".acquire")),
                     forms=_forms("multimem.ld_reduce", (".relaxed", ".acquire"), "d, a", "dv, a"),
-                    operands={"d": "=reg:type", "dv": "=vec|reg:type*vec", "a": "addr", "dw": "=reg:b32"},
+                    operands={"d": "=reg:type", "dv": "=vec|reg:type*vec", "a": "addr", "dw": "=reg:b32",
+                              "dvw": "=vec|reg:b32*vec"},
                     gate=_MULTIMEM, gates={".acc::f32": _LD_REDUCE_ACC}),
     InstructionSpec("multimem.st", "PTX ISA 9.7.9.16 (multimem.st)", _groups((".weak", ".relaxed", ".release"), False),
                     forms=_forms("multimem.st", (".relaxed", ".release"), "a, b", "a, bv"),
                     operands={"a": "addr", "b": "reg|imm:type", "bv": "vec|reg:type*vec", "bw": "reg:b32",
-                              "bi": "imm:int32"}, gate=_MULTIMEM),
+                              "bi": "imm:int32", "bvw": "vec|reg:b32*vec"}, gate=_MULTIMEM),
     InstructionSpec("multimem.red", "PTX ISA 9.7.9.16 (multimem.red)", _groups((".relaxed", ".release")),
                     forms=_forms("multimem.red", (".relaxed", ".release"), "a, b", "a, bv", weak=False),
                     operands={"a": "addr", "b": "reg|imm:type", "bv": "vec|reg:type*vec"}, gate=_MULTIMEM),
