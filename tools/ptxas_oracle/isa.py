@@ -221,7 +221,8 @@ def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
     if "imm" in kinds:
         return _IMMEDIATE.get(TYPES[t].kind if t in TYPES else "", "1")
     if "addr" in kinds:
-        return "[%addr]"
+        # an address held in a register of a type (tcgen05's tensor memory addresses)
+        return f"[{k.reg(_holder(t))}]" if t in TYPES else "[%addr]"
     if "sreg" in kinds:
         return "%tid.x"
     if "label" in kinds:
