@@ -7,6 +7,7 @@ Adding an instruction family is a module here with a `RECORDS` tuple, and its na
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 
 from ..isa import InstructionSpec
 
@@ -78,6 +79,7 @@ def names() -> frozenset[str]:
     return frozenset(_HOME)
 
 
+@lru_cache(maxsize=256)
 def suffixed(name: str) -> tuple[str, ...]:
     """The records named `name` with a `::` suffix, which is always written (`tcgen05.wait` ->
     `tcgen05.wait::ld`, `tcgen05.wait::st`); empty for most names."""
