@@ -106,7 +106,7 @@ def _ld_st_forms(store: bool) -> tuple[Form, ...]:
 
 def _ld_red_forms() -> tuple[Form, ...]:
     """tcgen05.ld.red (.32x32b and .16x32bx2, .x2 and up): `.min/.max` of `.f32` (with `.abs`,
-    `.NaN`) or of `.u32/.s32`."""
+    `.NaN`) or of `.u32/.s32`; as tcgen05.ld, ptxas 13.0 requires `.sync` only."""
     out = []
     for shape in (".32x32b", ".16x32bx2"):
         for num in _NUMS[1:]:
@@ -114,8 +114,11 @@ def _ld_red_forms() -> tuple[Form, ...]:
             split = ", split" if shape == ".16x32bx2" else ""
             where = {"shape": (shape,), "num": (num,)}
             ops = f"{r}, redval, taddr{split}"
-            out.append(Form(".red.sync{.aligned}.shape.num.redop{.abs}{.nan}.f32", ops, gate=_LD_RED, where=where))
-            out.append(Form(".red.sync{.aligned}.shape.num.redop.itype", ops, gate=_LD_RED, where=where))
+            for sync, beyond in ((".sync.aligned", ""), (".sync", "the PTX ISA writes `.sync.aligned`")):
+                out.append(Form(f".red{sync}.shape.num.redop{{.abs}}{{.nan}}.f32", ops, gate=_LD_RED, where=where,
+                                beyond_isa=beyond))
+                out.append(Form(f".red{sync}.shape.num.redop.itype", ops, gate=_LD_RED, where=where,
+                                beyond_isa=beyond))
     return tuple(out)
 
 
