@@ -185,7 +185,8 @@ DIVERGENCES += (
         "predicate-register-as-32-bit-data",
         "a predicate register as a 32-bit .bf16x2 datum or sparse wgmma metadata",
         "ptxas 13.0 takes a `.pred` register as the destination of scalar "
-        "`multimem.ld_reduce.{add,min,max}.bf16x2` (not of `.f16x2`, nor as the datum of "
+        "`multimem.ld_reduce.{add,min,max}.bf16x2` and as every element of its `.v2/.v4/.v8` "
+        "destination (not of `.f16x2`, nor as the datum of "
         "`multimem.st .bf16x2`: \"Arguments mismatch\"), as the source of "
         "`cvt.{rz,rp}.ue8m0x2.bf16x2` and as the metadata operand of `wgmma.mma_async.sp`. Each "
         "holds 32 bits (two .bf16 values; the sparsity metadata) and the PTX ISA names a 32-bit "
@@ -194,6 +195,8 @@ DIVERGENCES += (
         "ptxas 13.0.88",
         lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and (
             _swapped_in(o, ("isa.multimem.ld_reduce.operands", "isa.wgmma.mma_async.sp.operands"), ".pred")
+            or (o.case.family == "isa.multimem.ld_reduce.operands" and dict(o.case.tags).get("elements") == ".pred"
+                and ".bf16x2" in o.case.focus)
             or (_swapped_in(o, ("isa.cvt.operands",), ".pred") and ".ue8m0x2.bf16x2" in o.case.focus)),
     ),
     Divergence(

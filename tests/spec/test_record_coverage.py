@@ -18,27 +18,15 @@ WITHOUT_RECORD: dict[str, str] = {
     "sust": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
     "sured": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
     "suq": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "tcgen05": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.alloc": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.dealloc": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.relinquish_alloc_permit": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.ld": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.st": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.wait": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.cp": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.shift": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.mma": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.mma.sp": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.commit": "not yet recorded (sm_100a tensor-memory instructions)",
-    "tcgen05.fence": "not yet recorded (sm_100a tensor-memory instructions)",
 }
 
 
 def _recorded(name: str) -> bool:
-    """A record of that name, one that starts with it (`elect` -> `elect.sync`), or a record
-    whose modifiers spell the rest (`add.cc`: add's `.cc`)."""
+    """A record of that name, one that starts with it (`elect` -> `elect.sync`, `tcgen05.wait`
+    -> `tcgen05.wait::ld`: the ISA titles the instruction without the `::` suffix it is always
+    written with), or a record whose modifiers spell the rest (`add.cc`: add's `.cc`)."""
     names = instructions.names()
-    if name in names or any(n.startswith(name + ".") for n in names):
+    if name in names or any(n.startswith((name + ".", name + "::")) for n in names):
         return True
     d = decode(name)
     return d.spec is not None and not d.others

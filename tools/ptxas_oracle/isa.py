@@ -11,7 +11,9 @@ For each record with forms, families `isa.<name>.forms` and `isa.<name>.mutation
   does not allow, a group the form does not name, an unknown or repeated modifier, an operand
   too many or too few, a register of another type, an immediate where a register belongs;
 * operands: every operand of a form in turn as a register of every class (REGISTER_CLASSES), an
-  immediate, a predicate, a special register (the operand type rules, generalised).
+  immediate, a predicate, a special register (the operand type rules, generalised); for the
+  records of VECTOR_ELEMENTS, the elements of a `.v2/.v4/.v8` vector operand too, all of one
+  class at a time.
 
 Nothing here knows an instruction: everything comes from the records, so a new record gets its
 cases by itself (`python -m ptxas_oracle run` then records ptxas's verdicts).
@@ -43,6 +45,9 @@ SWEEP = ("sm_75", "sm_80", "sm_90a", "sm_100a", "sm_120")
 REGISTER_CLASSES = (".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64",
                     ".f16", ".f16x2", ".f32", ".f64", ".b128", ".u8")
 DEFAULT = ("sm_90", (8, 5))
+# records (by name prefix) whose vector operands (a count from the `.vec` slot) also get their
+# elements swapped through REGISTER_CLASSES: a sample that grows as records are checked for it
+VECTOR_ELEMENTS = ("multimem.",)
 
 # register class a value of each type is held in (ptxas has no .bf16/.tf32/.e4m3 registers)
 _HOLDER = {".bf16": ".b16", ".bf16x2": ".b32", ".tf32": ".b32", ".e4m3": ".b16", ".e5m2": ".b16",
@@ -216,7 +221,8 @@ def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
     if "imm" in kinds:
         return _IMMEDIATE.get(TYPES[t].kind if t in TYPES else "", "1")
     if "addr" in kinds:
-        return "[%addr]"
+        # an address held in a register of a type (tcgen05's tensor memory addresses)
+        return f"[{k.reg(_holder(t))}]" if t in TYPES else "[%addr]"
     if "sreg" in kinds:
         return "%tid.x"
     if "label" in kinds:
@@ -329,6 +335,13 @@ def _swappable(role) -> bool:
     return not role.kinds & {"addr", "label", "func", "params"} and not ("vec" in role.kinds and role.count)
 
 
+def _vector_elements(spec: InstructionSpec, role) -> int | None:
+    """Whether a vector operand's elements are swapped (VECTOR_ELEMENTS): its count's slot."""
+    if not spec.name.startswith(VECTOR_ELEMENTS) or "vec" not in role.kinds or not role.count:
+        return None
+    return None if role.count.isdigit() else role.count
+
+
 def _operands_family(spec: InstructionSpec):
     def gen():
         rng = random.Random(f"isa.{spec.name}.operands")
@@ -360,6 +373,29 @@ def _operands_family(spec: InstructionSpec):
                         else:
                             ops[i] = k.reg(cls)
                         yield version, target, k, _text(opcode, ops), {"operand": i, "as": cls,
+                                                                         "form": spelled(spec, form),
+                                                                         **_context(spec, form)}
+        # the elements of vector operands (VECTOR_ELEMENTS), on every form that has one
+        for form in spec.forms:
+            roles = [r for _, r, optional in spec.operand_roles(form) if not optional]
+            if not any(_vector_elements(spec, r) for r in roles):
+                continue
+            for values in _spellings(spec, form, rng)[:OPERAND_SPELLINGS]:
+                placements = _placements(spec, form, values)
+                if not placements:
+                    continue
+                target, version = placements[0]
+                for i, role in enumerate(roles):
+                    slot = _vector_elements(spec, role)
+                    if slot is None or slot not in values:
+                        continue
+                    for cls in REGISTER_CLASSES:
+                        k = Kernel()
+                        opcode, ops = _instance(spec, form, values, k)
+                        elements = [k.predicate() if cls == ".pred" else k.reg(cls)
+                                    for _ in range(int(values[slot][2:]))]
+                        ops[i] = "{" + ", ".join(elements) + "}"
+                        yield version, target, k, _text(opcode, ops), {"operand": i, "elements": cls,
                                                                          "form": spelled(spec, form),
                                                                          **_context(spec, form)}
     gen.__doc__ = f"every operand of every form of {spec.name} as each register class"

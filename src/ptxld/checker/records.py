@@ -13,6 +13,7 @@ from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
 from ..spec import tensormap as tensormap_spec
+from ..spec.instructions import suffixed
 from ..spec.mma import WGMMA_SPARSE
 from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
@@ -177,6 +178,8 @@ def _form_plan(d, form):
     for _, role, _ in roles:
         if role.count is not None or role.values or role.multiple or not role.kinds & _PLANNED_KINDS:
             return None
+        if "addr" in role.kinds and role.type is not None:
+            return None                     # an address of a typed register (tcgen05's [taddr])
         types = _role_types(role, d)
         regs = _registers_for(types, role.wide) if "reg" in role.kinds else frozenset()
         int_ok, float_ok = _literals(types)
@@ -615,6 +618,22 @@ def _packed_bits(c: Checker, ins, vec) -> int | None:
     return total
 
 
+def _address_register(c: Checker, ins, op, name: str, role: OperandSpec, d):
+    """An address operand whose role names a register type (`addr:.u32`, a tensor memory
+    address): `[reg]` or `[reg+imm]` of a register of that type; ptxas 13.0 refuses a variable
+    or a register of another size there, and crashes on an immediate address."""
+    base = op.base
+    var = c.lookup(ins, base.name) if base is not None else None
+    types = _role_types(role, d) or []
+    if not isinstance(var, Variable) or var.space != ".reg" or var.vector:
+        return ("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be an address "
+                f"in a register ({_shown(types)}): `[reg]` or `[reg+imm]`", "register address expected")
+    if var.type not in TYPES or not any(compatible(t, var.type) for t in types):
+        return ("PTX0806", base.start, base.end, f"`{base.name}` ({var.type}) cannot hold the address of "
+                f"operand `{name}` of `{ins.opcode}` ({_shown(types)})", "register type")
+    return None
+
+
 def op_text(op) -> str:
     return "{" + ", ".join(getattr(x, "text", "?") for x in op.items) + "}"
 
@@ -650,6 +669,11 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
             out.append(("PTX0805", op.start, op.end,
                         f"operand `{name}` of `{ins.opcode}` must be {want}, not {_WORDS.get(kind, kind)}",
                         "wrong kind of operand"))
+            continue
+        if kind == "addr" and role.type is not None:
+            problem = _address_register(c, ins, op, name, role, d)
+            if problem is not None:
+                out.append(problem)
             continue
         if kind == "imm" and role.values and isinstance(op, Int) and op.value not in role.values:
             allowed = " or ".join(str(v) for v in role.values)
@@ -765,6 +789,14 @@ def check_family(c: Checker, ins, d) -> None:
     if len(parts) < 2:
         c.emit("PTX0801", base, base + s, f"`{d.mnemonic}` needs one of "
                + ", ".join(f"`.{x}`" for x in sorted(subs)), label="incomplete instruction name")
+        return
+    if parts[1] in subs:
+        # an instruction always written with a `::` suffix, written without it (`tcgen05.wait`)
+        variants = suffixed(f"{d.mnemonic}.{parts[1]}")
+        if variants:
+            e = s + 1 + len(parts[1])
+            c.emit("PTX0801", base, base + e, f"`{d.mnemonic}.{parts[1]}` needs its `::` suffix: "
+                   + " or ".join(f"`{v}`" for v in variants), label="incomplete instruction name")
         return
     if parts[1] not in subs:
         e = s + 1 + len(parts[1])

@@ -7,6 +7,7 @@ Adding an instruction family is a module here with a `RECORDS` tuple, and its na
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 
 from ..isa import InstructionSpec
 
@@ -62,6 +63,10 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("mul", "mad", "div", "abs", "neg", "min", "max"), "instructions.mixed"),
     **dict.fromkeys(("ldu", "st.async", "red.async", "st.bulk"), "instructions.async_store"),
     **dict.fromkeys(("multimem.ld_reduce", "multimem.st", "multimem.red"), "instructions.multimem"),
+    **dict.fromkeys(("tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit", "tcgen05.ld",
+                     "tcgen05.st", "tcgen05.wait::ld", "tcgen05.wait::st", "tcgen05.cp", "tcgen05.shift",
+                     "tcgen05.mma", "tcgen05.mma.sp", "tcgen05.commit", "tcgen05.fence::before_thread_sync",
+                     "tcgen05.fence::after_thread_sync"), "instructions.tensor_memory"),
     **dict.fromkeys(("clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel"),
                     "instructions.launch_control"),
 }
@@ -72,6 +77,13 @@ _LOADED: dict[str, InstructionSpec] = {}
 def names() -> frozenset[str]:
     """Every instruction name that has a record."""
     return frozenset(_HOME)
+
+
+@lru_cache(maxsize=256)
+def suffixed(name: str) -> tuple[str, ...]:
+    """The records named `name` with a `::` suffix, which is always written (`tcgen05.wait` ->
+    `tcgen05.wait::ld`, `tcgen05.wait::st`); empty for most names."""
+    return tuple(sorted(n for n in _HOME if n.startswith(name + "::")))
 
 
 def home_module(name: str) -> str | None:
