@@ -64,6 +64,8 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("multimem.ld_reduce", "multimem.st", "multimem.red"), "instructions.multimem"),
     **dict.fromkeys(("clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel"),
                     "instructions.launch_control"),
+    **dict.fromkeys(("tex", "tld4", "txq", "istypep"), "instructions.texture"),
+    **dict.fromkeys(("suld", "sust", "sured", "suq"), "instructions.surface"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
