@@ -773,7 +773,9 @@ def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> lis
             if var.vector or not compatible(".u64", var.type):
                 out.append(("PTX0806", x.start, x.end, f"`{x.text}` ({var.type}) cannot be the "
                             f"handle of `{ins.opcode}`: {wanted}", "register type"))
-        elif var.type not in ((ref,) if isinstance(ref, str) else ref):
+        elif var.type not in ((ref,) if isinstance(ref, str) else ref) and not (
+                var.space == ".tex" and ".texref" in ref):
+            # (a variable of the deprecated `.tex` state space is a `.texref`: PTX ISA 5.1.7)
             out.append(("PTX0805", x.start, x.end, f"`{x.text}` ({var.type}) in the address of "
                         f"`{ins.opcode}` must be {wanted}", "handle expected"))
     if coords is not None:
