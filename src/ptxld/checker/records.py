@@ -743,7 +743,6 @@ def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> lis
                  "wrong kind of operand")]
     items = list(op.items)
     coords = items.pop() if role.count is not None and items else None
-    independent = "texmode_independent" in c.module.targets
     handles = [(op.base, _HANDLES[kind])] + [(x, ".samplerref") for x in items]
     most = 2 if kind == "tex" and role.count is not None else 1
     if role.count is not None and coords is None:
@@ -755,15 +754,15 @@ def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> lis
                  + ("a texture, an optional sampler and coordinates" if most == 2 else
                     "a handle and coordinates" if role.count is not None else "one handle")
                  + " in its address", "too many parts")]
-    if kind == "tex" and role.count is not None and independent and len(handles) == 1:
+    if kind == "tex" and role.count is not None and len(handles) == 1 and "texmode_independent" in c.module.targets:
         return [("PTX0805", op.start, op.end, f"under `texmode_independent` `{ins.opcode}` names its "
                  "sampler: `[tex, sampler, {...}]`", "sampler missing")]
     out = []
     for x, ref in handles:
-        wanted = f"a `{ref}` variable or a .u64 register"
-        if kind == "tex" and role.count is None and independent:
-            ref = (".texref", ".samplerref")     # txq: a texture or a sampler
-            wanted = "a `.texref` or `.samplerref` variable or a .u64 register"
+        if role.count is None and role.type:     # txq of a sampler: the handle's types
+            ref = tuple(role.type.split("|"))
+        refs = (ref,) if isinstance(ref, str) else ref
+        wanted = "a " + " or ".join(f"`{r}`" for r in refs) + " variable or a .u64 register"
         var = c.lookup(ins, x.name) if x.__class__ is Name else None
         if not isinstance(var, Variable):
             if x.__class__ is not Name or var is not None or special_register(x.name) is not None:
@@ -773,8 +772,7 @@ def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> lis
             if var.vector or not compatible(".u64", var.type):
                 out.append(("PTX0806", x.start, x.end, f"`{x.text}` ({var.type}) cannot be the "
                             f"handle of `{ins.opcode}`: {wanted}", "register type"))
-        elif var.type not in ((ref,) if isinstance(ref, str) else ref) and not (
-                var.space == ".tex" and ".texref" in ref):
+        elif var.type not in refs and not (var.space == ".tex" and ".texref" in refs):
             # (a variable of the deprecated `.tex` state space is a `.texref`: PTX ISA 5.1.7)
             out.append(("PTX0805", x.start, x.end, f"`{x.text}` ({var.type}) in the address of "
                         f"`{ins.opcode}` must be {wanted}", "handle expected"))
@@ -785,7 +783,10 @@ def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> lis
 
 def _coordinates(c: Checker, ins, coords, role: OperandSpec, d) -> list:
     sizes = d.spec.vector_sizes(role.count, d) or ()
-    geom = d.get(d.spec.sizes[role.count][0]) if role.count in d.spec.sizes else None
+    table = d.spec.sizes.get(role.count, ())
+    geom = d.get(table[0]) if table else None
+    # the first coordinate may have a type of its own (an array index)
+    first = table[2].get(geom) if len(table) > 2 else None
     if coords.__class__ is Vector:
         items = coords.items
         if len(items) not in sizes:
@@ -796,9 +797,9 @@ def _coordinates(c: Checker, ins, coords, role: OperandSpec, d) -> list:
     else:
         return [("PTX0805", coords.start, coords.end, f"the coordinates of `{ins.opcode}` are a vector "
                  f"`{{...}}` of {_counted(sizes)} element(s) for `{geom}`", "vector expected")]
-    types = _role_types(role, d)
     out = []
-    for item in items:
+    for i, item in enumerate(items):
+        types = _role_types(OperandSpec(role.kinds, first) if i == 0 and first else role, d)
         k, var = _kind_of(c, ins, item)
         if k == "imm" and item.__class__ in (Int, Float) and types:
             int_ok, float_ok = _literals(types)
@@ -808,7 +809,8 @@ def _coordinates(c: Checker, ins, coords, role: OperandSpec, d) -> list:
                             f"immediate cannot be a coordinate of `{ins.opcode}` ({_shown(types)})",
                             "immediate type"))
         elif k == "reg" and isinstance(var, Variable) and types and not any(compatible(t, var.type) for t in types):
-            out.append(("PTX0806", item.start, item.end, f"`{item.text}` ({var.type}) cannot be a coordinate "
+            what = "the array index" if i == 0 and first else "a coordinate"
+            out.append(("PTX0806", item.start, item.end, f"`{item.text}` ({var.type}) cannot be {what} "
                         f"of `{ins.opcode}` ({_shown(types)})", "register type"))
         elif k not in ("reg", "imm"):
             out.append(("PTX0805", item.start, item.end, f"a coordinate of `{ins.opcode}` must be a register "

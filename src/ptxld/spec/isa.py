@@ -126,7 +126,8 @@ class InstructionSpec:
     `groups` in canonical order, its `forms`, `operands` (role -> spec text), `gates` (value ->
     Gate) and the `gate` of the instruction itself. `sizes` names the vector-size tables an
     operand's count may refer to: table -> (group, {value: the sizes allowed}), as the geometry
-    of a texture instruction fixes its coordinate vector. `slots_of` (value -> the groups it may
+    of a texture instruction fixes its coordinate vector; a third item, {value: type}, gives the
+    first element a type of its own (an array index). `slots_of` (value -> the groups it may
     fill, in canonical order) and `repeatable` are derived."""
     __slots__ = ("name", "section", "groups", "forms", "operands", "gates", "gate", "sizes", "slots_of",
                  "repeatable")
@@ -165,7 +166,7 @@ class InstructionSpec:
             return (int(count),)
         table = self.sizes.get(count)
         if table is not None:
-            group, counts = table
+            group, counts = table[:2]
             return counts.get(d.get(group) or "")
         written = (d.get(count) or "")[2:]
         return (int(written),) if written.isdigit() else None

@@ -8,6 +8,7 @@ never 3; the one-dimensional geometry also a bare register). `.b` addresses byte
 """
 from __future__ import annotations
 
+from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
 _GEOMETRIES = (".1d", ".2d", ".3d", ".a1d", ".a2d")
@@ -52,13 +53,17 @@ _SUST = InstructionSpec("sust", "PTX ISA 9.7.11.2 (sust)", (
 _SURED_B = {(".add",): (".u32", ".s32", ".u64"), (".min", ".max"): (".u32", ".s32", ".u64", ".s64"),
             (".and", ".or"): (".b32",)}
 _SURED_P = {(".add",): (".b32",), (".min", ".max"): (".b32", ".b64"), (".and", ".or"): (".b32",)}
+# ptxas 13.0: "Feature '64-bit min/max operation on sured.b' requires PTX ISA .version 8.1 or
+# later", "Feature '.b64 on sured.p' requires ..."
+_SURED_64 = Gate((8, 1), None, "64-bit sured", "sured.b .min/.max on .u64/.s64 and sured.p .b64: PTX ISA 8.1.")
 _SURED = InstructionSpec("sured", "PTX ISA 9.7.11.3 (sured)", (
     Group("mode", (".b", ".p")), Group("op", (".add", ".min", ".max", ".and", ".or")),
     Group("geom", (".1d", ".2d", ".3d")), Group("type", (".u32", ".u64", ".s32", ".s64", ".b32", ".b64")),
     _CLAMP,
 ), forms=tuple(
-    Form(f"{mode}.op.geom.type.clamp", "a, c", where={"op": ops, "type": types})
-    for mode, table in ((".b", _SURED_B), (".p", _SURED_P)) for ops, types in table.items()
+    Form(f"{mode}.op.geom.type.clamp", "a, c", where={"op": ops, "type": (t,)},
+         gate=_SURED_64 if ops == (".min", ".max") and t in (".u64", ".s64", ".b64") else None)
+    for mode, table in ((".b", _SURED_B), (".p", _SURED_P)) for ops, types in table.items() for t in types
 ), operands={"a": _SURF, "c": "reg|imm:type+"}, sizes=_SIZES)
 
 _SUQ = InstructionSpec("suq", "PTX ISA 9.7.11.4 (suq)", (

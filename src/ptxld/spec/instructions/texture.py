@@ -5,8 +5,9 @@ A texture is read through a texture address `[tex, {c1, ...}]` (unified mode) or
 `.texref`/`.samplerref` variables or `.u64` handles, the coordinates a vector whose size the
 geometry fixes (`COORDINATES`). ptxas 13.0 takes a larger vector than the geometry needs (1, 2 or
 4 elements), never a smaller one ("Operand vector size doesn't match geometry"); gradients have
-exactly the geometry's size, offsets at least its size and none on cube maps. The lod, the
-depth-compare value and the gradients have the coordinates' type; offsets are `.s32`.
+exactly the geometry's size, vector offsets at least its size (`_trailing` has which trailing
+operands ptxas takes). The lod has the coordinates' type, gradients and the depth-compare value
+are `.f32`, offsets `.s32`.
 """
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ _GRADIENTS = {".1d": (1,), ".a1d": (1,), ".2d": (2,), ".a2d": (2,), ".3d": (4,),
 # the sizes of the offset vector (a scalar register for the one-dimensional geometries)
 _OFFSETS = {".1d": (1, 2, 4), ".a1d": (1, 2, 4), ".2d": (2, 4), ".a2d": (2, 4), ".2dms": (2, 4),
             ".a2dms": (2, 4), ".3d": (4,)}
-SIZES = {"coords": ("geom", COORDINATES), "grads": ("geom", _GRADIENTS), "offsets": ("geom", _OFFSETS)}
+# the array index, the first coordinate of an array geometry: a 32-bit integer ("Array index in
+# the 'tex' instruction has unexpected type. Expecting type .u32"; .s32 and .b32 pass too)
+ARRAY_INDEX = dict.fromkeys((".a1d", ".a2d", ".acube", ".a2dms"), "int32")
+SIZES = {"coords": ("geom", COORDINATES, ARRAY_INDEX), "grads": ("geom", _GRADIENTS),
+         "offsets": ("geom", _OFFSETS)}
 
-_PLAIN = (".1d", ".2d", ".3d", ".a1d", ".a2d")
+_PLAIN = (".1d", ".2d", ".a1d", ".a2d")
 _CUBE = (".cube", ".acube")
 _MULTISAMPLE = (".2dms", ".a2dms")
 _DTYPES = (".u32", ".s32", ".f16", ".f32")
@@ -32,51 +37,63 @@ _DTYPES = (".u32", ".s32", ".f16", ".f32")
 _TEX_OPERANDS = {
     "d": "=vec|pair:dtype*vec",           # {r, g, b, a} (`.v4`) or two .f16x2 (`.v2`), `|p` optional
     "a": "tex:ctype*coords",              # [texture{, sampler}, {coordinates}]
-    "lod": "reg|imm:ctype", "dPdx": "vec:ctype*grads", "dPdy": "vec:ctype*grads",
-    "e": "vec|reg:.s32*offsets", "f": "reg|imm:ctype",
+    "lod": "reg|imm:ctype", "dPdx": "vec:.f32*grads", "dPdy": "vec:.f32*grads",
+    # the offset: a vector of the geometry's size, or a scalar .s32 register or immediate
+    "e": "vec:int32*offsets", "es": "reg|imm:int32",
+    # the depth-compare value: `.f32`, with `.f32` coordinates only; a lone integer immediate
+    # passes too
+    "f": "reg|imm:.f32", "fi": "imm:int32",
 }
 
 
-def _sampled(mips: tuple[str, ...], outputs) -> tuple[Form, ...]:
-    """tex (or tld4) forms: each level-of-detail mode over each geometry class, with the offset
-    and depth-compare operands (no offset on cube maps)."""
+def _trailing(geoms: tuple[str, ...], ctype: str, mip: str, extra: str) -> tuple[str, ...]:
+    """The operand lists of one geometry class, as ptxas 13.0 reads them: after the address (and
+    the lod or gradients) an offset `e` (a vector of the geometry's size; none on cube maps,
+    "Illegal modifier '.cube'"), or a scalar offset `es`; with `.f32` coordinates a
+    depth-compare value `f` (none on `.3d`, "Illegal modifier '.3d'"), alone or after an
+    offset."""
+    head = f"d, a{extra}"
+    lists = [f"{head}{{, e}}" if geoms != _CUBE else head, f"{head}, es"]
+    if ctype == ".f32" and geoms != (".3d",):
+        lists += [f"{head}, f", f"{head}, fi"]
+        if geoms != _CUBE:
+            lists.append(f"{head}, e, f")
+        lists.append(f"{head}, es, f")
+    return tuple(lists)
+
+
+def _sampled(mips: tuple[str, ...], outputs, classes) -> tuple[Form, ...]:
+    """tex (or tld4) forms: each level-of-detail mode over each geometry class and coordinate
+    type, with the offset and depth-compare operands (`_trailing`)."""
     out = []
     for mip in mips:
         extra = {"": "", ".base": "", ".level": ", lod", ".grad": ", dPdx, dPdy"}[mip]
-        for geoms, ctypes in ((_PLAIN, (".s32", ".f32")), (_CUBE, (".f32",)), (_MULTISAMPLE, (".s32",))):
+        for geoms, ctypes in classes:
             if mip in (".level", ".grad") and geoms is _MULTISAMPLE:
                 continue        # ptxas 13.0: "Illegal modifier 'Multi-sample geometry'"
-            for vec, dtypes in outputs:
-                where = {"geom": geoms, "ctype": ctypes, "dtype": dtypes}
-                head = f"{mip}.geom{vec}.dtype.ctype"
-                if geoms is _CUBE:
-                    out.append(Form(head, f"d, a{extra}{{, f}}", where=where))
-                else:
-                    out.append(Form(head, f"d, a{extra}{{, e}}{{, f}}", where=where))
-                    out.append(Form(head, f"d, a{extra}, f", where=where))
+            for ctype in ctypes:
+                for vec, dtypes in outputs:
+                    where = {"geom": geoms, "ctype": (ctype,), "dtype": dtypes}
+                    head = f"{mip}.geom{vec}.dtype.ctype"
+                    out += [Form(head, ops, where=where) for ops in _trailing(geoms, ctype, mip, extra)]
     return tuple(out)
 
 
+_TEX_CLASSES = ((_PLAIN, (".s32", ".f32")), ((".3d",), (".s32", ".f32")), (_CUBE, (".f32",)),
+                (_MULTISAMPLE, (".s32",)))
 _TEX = InstructionSpec("tex", "PTX ISA 9.7.10.3 (tex)", (
     Group("mip", (".base", ".level", ".grad")), Group("geom", GEOMETRIES), Group("vec", (".v2", ".v4")),
     Group("dtype", _DTYPES + (".f16x2",)), Group("ctype", (".s32", ".f32")),
-), forms=_sampled(("", ".base", ".level", ".grad"), ((".v4", _DTYPES), (".v2", (".f16x2",)))),
+), forms=_sampled(("", ".base", ".level", ".grad"), ((".v4", _DTYPES), (".v2", (".f16x2",))), _TEX_CLASSES),
     operands=_TEX_OPERANDS, sizes=SIZES)
-
-
-def _tld4_forms() -> tuple[Form, ...]:
-    """tld4: the 2d, a2d, cube and acube geometries, `.f32` coordinates, 32-bit results."""
-    where = {"geom": (".2d", ".a2d"), "dtype": (".u32", ".s32", ".f32")}
-    cube = {"geom": _CUBE, "dtype": (".u32", ".s32", ".f32")}
-    head = ".comp.geom.v4.dtype.f32"
-    return (Form(head, "d, a{, e}{, f}", where=where), Form(head, "d, a, f", where=where),
-            Form(head, "d, a{, f}", where=cube))
 
 
 _TLD4 = InstructionSpec("tld4", "PTX ISA 9.7.10.4 (tld4)", (
     Group("comp", (".r", ".g", ".b", ".a")), Group("geom", (".2d", ".a2d", ".cube", ".acube")),
     Group("vec", (".v4",)), Group("dtype", (".u32", ".s32", ".f32")), Group("ctype", (".f32",)),
-), forms=_tld4_forms(), operands=_TEX_OPERANDS, sizes=SIZES)
+), forms=tuple(Form(".comp" + f.template, f.operands, where=f.where) for f in _sampled(
+    ("",), ((".v4", (".u32", ".s32", ".f32")),), (((".2d", ".a2d"), (".f32",)), (_CUBE, (".f32",))))),
+    operands=_TEX_OPERANDS, sizes=SIZES)
 
 # txq: what a texture or sampler is; `.level` queries of one mipmap level
 _TEXTURE_QUERIES = (".width", ".height", ".depth", ".channel_data_type", ".channel_order",
@@ -86,15 +103,22 @@ _SAMPLER_QUERIES = (".force_unnormalized_coords", ".filter_mode", ".addr_mode_0"
 _TXQ = InstructionSpec("txq", "PTX ISA 9.7.10.5 (txq)", (
     Group("level", (".level",)), Group("query", _TEXTURE_QUERIES + _SAMPLER_QUERIES), Group("type", (".b32",)),
 ), forms=(
-    Form(".query.b32", "d, a"),
+    Form(".query.b32", "d, a", where={"query": _TEXTURE_QUERIES}),
     # ptxas 13.0: "Illegal query modifier for instruction 'txq.level'" beyond the three sizes
     Form(".level.query.b32", "d, a, lod", where={"query": (".width", ".height", ".depth")}),
-), operands={"d": "=reg:.b32", "a": "tex", "lod": "reg|imm:.s32"})
+    # a sampler's state: of a sampler, or of a texture's own sampler in unified mode, but
+    # `.force_unnormalized_coords` of a sampler only ("Argument 1 of instruction 'txq':
+    # .samplerref expected")
+    Form(".query.b32", "d, ts", where={"query": _SAMPLER_QUERIES[1:]}),
+    Form(".force_unnormalized_coords.b32", "d, s"),
+), operands={"d": "=reg:.b32", "a": "tex", "ts": "tex:.texref|.samplerref", "s": "tex:.samplerref",
+             "lod": "reg|imm:int32"})
 
 _ISTYPEP = InstructionSpec("istypep", "PTX ISA 9.7.10.6 (istypep)", (
     Group("type", (".texref", ".samplerref", ".surfref")),
 ), forms=(Form(".type", "p, a"),),
-    # ptxas 13.0 takes a .u64 handle register only, not the variable itself ("Arguments mismatch")
-    operands={"p": "=pred", "a": "reg:.u64"})
+    # ptxas 13.0 takes a .u64 handle (a register or a constant), not the variable itself ("Arguments
+# mismatch")
+    operands={"p": "=pred", "a": "reg|imm:.u64"})
 
 RECORDS = (_TEX, _TLD4, _TXQ, _ISTYPEP)
