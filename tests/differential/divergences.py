@@ -210,6 +210,16 @@ DIVERGENCES += (
         and o.case.focus.startswith("mov.v") and all("not a function name" in d.message for d in o.errors),
     ),
     Divergence(
+        "istypep-constant-handle",
+        "a constant as the handle istypep tests",
+        "ptxas 13.0 takes an integer constant as the operand of `istypep.texref`/`.samplerref`/"
+        "`.surfref` (`istypep.texref %p, 1`), though it refuses the `.texref` variable itself. The "
+        "operand is an opaque handle, held in a .u64 register; ptxld refuses the constant (PTX0805).",
+        "isa.istypep.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.focus.startswith("istypep.")
+        and o.case.tag("as") == "imm" and all(d.code == "PTX0805" for d in o.errors),
+    ),
+    Divergence(
         "surface-data-vector-size-unchecked",
         "sust data (or suld results) whose vector size is not the opcode's",
         "ptxas 13.0 takes a brace vector as the data of a scalar `sust` (`sust.b.1d.b32.trap [s, {%r1}], "

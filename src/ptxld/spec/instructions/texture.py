@@ -117,8 +117,8 @@ _TXQ = InstructionSpec("txq", "PTX ISA 9.7.10.5 (txq)", (
 _ISTYPEP = InstructionSpec("istypep", "PTX ISA 9.7.10.6 (istypep)", (
     Group("type", (".texref", ".samplerref", ".surfref")),
 ), forms=(Form(".type", "p, a"),),
-    # ptxas 13.0 takes a .u64 handle (a register or a constant), not the variable itself ("Arguments
-# mismatch")
-    operands={"p": "=pred", "a": "reg|imm:.u64"})
+    # ptxas 13.0 takes a .u64 handle register, not the variable itself ("Arguments mismatch"); it
+    # takes a constant too, which ptxld refuses (docs/divergences.md)
+    operands={"p": "=pred", "a": "reg:.u64"})
 
 RECORDS = (_TEX, _TLD4, _TXQ, _ISTYPEP)
