@@ -118,3 +118,43 @@ def test_ptxas_refuses_the_invalid_lines_so(line, independent, code, ptxas):
 def test_ptxas_accepts_the_valid_lines(line, independent):
     rc, msg = assemble(_module(line, independent))
     assert rc == 0, msg
+
+
+# (line, .version, .target, ptxld's code, a fragment of ptxas's message): the gates ptxas names
+GATED = [
+    (f"tex.2d.v4.f32.f32 {_D}, [t1, {{%f5, %f6}}], {{%r5, %r6}};", "4.2", "sm_30", "PTX0601",
+     "requires PTX ISA .version 4.3"),
+    (f"tex.cube.v4.f32.f32 {_D}, [t1, {{%f5, %f6, %f7, %f8}}];", "2.3", "sm_20", "PTX0601",
+     "'cubemap textures' requires PTX ISA .version 3.0"),
+    (f"tex.2dms.v4.f32.s32 {_D}, [t1, {{%r5, %r6, %r7, %r8}}];", "3.2", "sm_20", "PTX0602",
+     "requires .target sm_30"),
+    ("txq.level.width.b32 %r1, [t1], %r2;", "4.3", "sm_20", "PTX0602", "requires .target sm_30"),
+    ("suld.b.3d.b32.trap %r1, [u1, {%r5, %r6, %r7, %r8}];", "2.3", "sm_20", "PTX0601",
+     "'surface instruction with .3d geometry' requires PTX ISA .version 3.0"),
+    ("sured.b.min.2d.u64.trap [u1, {%r5, %r6}], %rd1;", "8.0", "sm_90", "PTX0601",
+     "requires PTX ISA .version 8.1"),
+]
+
+
+def _at(line: str, version: str, target: str) -> str:
+    # (without the .f16x2 registers, which need sm_53; the instruction stays on its line)
+    return _module(line).replace(".version 8.5\n.target sm_90", f".version {version}\n.target {target}").replace(
+        ".reg .f16x2 %y<4>;", ".reg .b32 %y<4>;")
+
+
+@pytest.mark.parametrize("line,version,target,code,ptxas", GATED, ids=[c[0] for c in GATED])
+def test_gates_are_errors(line, version, target, code, ptxas):
+    errors = _errors(_at(line, version, target))
+    assert (code, _LINE) in [(d.code, d.line) for d in errors], errors
+    # one version or target up, the line is clean
+    up = _at(line, {"4.2": "4.3", "2.3": "3.0", "8.0": "8.1"}.get(version, version),
+             "sm_30" if code == "PTX0602" else target)
+    assert _errors(up) == []
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not on PATH")
+@pytest.mark.parametrize("line,version,target,code,ptxas", GATED, ids=[c[0] for c in GATED])
+def test_ptxas_names_the_gates(line, version, target, code, ptxas):
+    rc, msg = assemble(_at(line, version, target))
+    assert rc != 0 and ptxas in msg, msg

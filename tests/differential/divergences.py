@@ -240,8 +240,7 @@ DIVERGENCES += (
         "scalar; ptxld refuses the vector (PTX0805).",
         "isa.tex.mutations cases (`.level` on a `.grad` spelling), ptxas 13.0.88",
         lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.focus.startswith("tex.level.")
-        and all(d.code in ("PTX0804", "PTX0805") for d in o.errors)
-        and any("operand `lod`" in d.message for d in o.errors),
+        and "], {" in o.case.focus and all(d.code in ("PTX0804", "PTX0805") for d in o.errors),
     ),
     Divergence(
         "texture-3d-scalar-offset",

@@ -11,6 +11,7 @@ are `.f32`, offsets `.s32`.
 """
 from __future__ import annotations
 
+from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
 GEOMETRIES = (".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms")
@@ -28,6 +29,23 @@ _OFFSETS = {".1d": (1, 2, 4), ".a1d": (1, 2, 4), ".2d": (2, 4), ".a2d": (2, 4), 
 ARRAY_INDEX = dict.fromkeys((".a1d", ".a2d", ".acube", ".a2dms"), "int32")
 SIZES = {"coords": ("geom", COORDINATES, ARRAY_INDEX), "grads": ("geom", _GRADIENTS),
          "offsets": ("geom", _OFFSETS)}
+
+# the PTX ISA version and target of each feature, as ptxas 13.0 names them ("Feature 'cubemap
+# textures' requires PTX ISA .version 3.0 or later", "... requires .target sm_30 or higher")
+_MIPMAPS = Gate((3, 1), None, "mipmaps", "tex.base, tex.level, tex.grad: PTX ISA 3.1.")
+_HALF = Gate((4, 2), 53, "f16 texture results", "tex .f16 and .f16x2 results: PTX ISA 4.2, sm_53.")
+_TEX_GATES = {
+    ".a1d": Gate((2, 3), None, "array geometry", "Array geometries: PTX ISA 2.3."),
+    ".a2d": Gate((2, 3), None, "array geometry", "Array geometries: PTX ISA 2.3."),
+    ".cube": Gate((3, 0), None, "cubemap textures", "Cubemap geometries: PTX ISA 3.0."),
+    ".acube": Gate((3, 0), None, "cubemap textures", "Cubemap geometries: PTX ISA 3.0."),
+    ".2dms": Gate((3, 2), 30, "multi-sample textures", "Multi-sample geometries: PTX ISA 3.2, sm_30."),
+    ".a2dms": Gate((3, 2), 30, "multi-sample textures", "Multi-sample geometries: PTX ISA 3.2, sm_30."),
+    ".base": _MIPMAPS, ".level": _MIPMAPS, ".grad": _MIPMAPS, ".f16": _HALF, ".f16x2": _HALF,
+}
+# an offset or a depth-compare value after the coordinates (tex and tld4)
+_TRAILING = Gate((4, 3), 30, "offset operand", "tex/tld4 offset and depth-compare operands: PTX ISA 4.3, sm_30.")
+_TLD4_GEOMETRY = Gate((4, 3), 30, "tld4 geometry", "tld4 with .a2d, .cube, .acube: PTX ISA 4.3, sm_30.")
 
 _PLAIN = (".1d", ".2d", ".a1d", ".a2d")
 _CUBE = (".cube", ".acube")
@@ -53,7 +71,7 @@ def _trailing(geoms: tuple[str, ...], ctype: str, mip: str, extra: str) -> tuple
     depth-compare value `f` (none on `.3d`, "Illegal modifier '.3d'"), alone or after an
     offset."""
     head = f"d, a{extra}"
-    lists = [f"{head}{{, e}}" if geoms != _CUBE else head, f"{head}, es"]
+    lists = [head, f"{head}, es"] + ([f"{head}, e"] if geoms != _CUBE else [])
     if ctype == ".f32" and geoms != (".3d",):
         lists += [f"{head}, f", f"{head}, fi"]
         if geoms != _CUBE:
@@ -75,7 +93,8 @@ def _sampled(mips: tuple[str, ...], outputs, classes) -> tuple[Form, ...]:
                 for vec, dtypes in outputs:
                     where = {"geom": geoms, "ctype": (ctype,), "dtype": dtypes}
                     head = f"{mip}.geom{vec}.dtype.ctype"
-                    out += [Form(head, ops, where=where) for ops in _trailing(geoms, ctype, mip, extra)]
+                    out += [Form(head, ops, where=where, gate=_TRAILING if ops != f"d, a{extra}" else None)
+                            for ops in _trailing(geoms, ctype, mip, extra)]
     return tuple(out)
 
 
@@ -85,15 +104,15 @@ _TEX = InstructionSpec("tex", "PTX ISA 9.7.10.3 (tex)", (
     Group("mip", (".base", ".level", ".grad")), Group("geom", GEOMETRIES), Group("vec", (".v2", ".v4")),
     Group("dtype", _DTYPES + (".f16x2",)), Group("ctype", (".s32", ".f32")),
 ), forms=_sampled(("", ".base", ".level", ".grad"), ((".v4", _DTYPES), (".v2", (".f16x2",))), _TEX_CLASSES),
-    operands=_TEX_OPERANDS, sizes=SIZES)
+    operands=_TEX_OPERANDS, sizes=SIZES, gates=_TEX_GATES)
 
 
 _TLD4 = InstructionSpec("tld4", "PTX ISA 9.7.10.4 (tld4)", (
     Group("comp", (".r", ".g", ".b", ".a")), Group("geom", (".2d", ".a2d", ".cube", ".acube")),
     Group("vec", (".v4",)), Group("dtype", (".u32", ".s32", ".f32")), Group("ctype", (".f32",)),
-), forms=tuple(Form(".comp" + f.template, f.operands, where=f.where) for f in _sampled(
+), forms=tuple(Form(".comp" + f.template, f.operands, where=f.where, gate=f.gate) for f in _sampled(
     ("",), ((".v4", (".u32", ".s32", ".f32")),), (((".2d", ".a2d"), (".f32",)), (_CUBE, (".f32",))))),
-    operands=_TEX_OPERANDS, sizes=SIZES)
+    operands=_TEX_OPERANDS, sizes=SIZES, gates=dict.fromkeys((".a2d", ".cube", ".acube"), _TLD4_GEOMETRY))
 
 # txq: what a texture or sampler is; `.level` queries of one mipmap level
 _TEXTURE_QUERIES = (".width", ".height", ".depth", ".channel_data_type", ".channel_order",
@@ -112,13 +131,17 @@ _TXQ = InstructionSpec("txq", "PTX ISA 9.7.10.5 (txq)", (
     Form(".query.b32", "d, ts", where={"query": _SAMPLER_QUERIES[1:]}),
     Form(".force_unnormalized_coords.b32", "d, s"),
 ), operands={"d": "=reg:.b32", "a": "tex", "ts": "tex:.texref|.samplerref", "s": "tex:.samplerref",
-             "lod": "reg|imm:int32"})
+             "lod": "reg|imm:int32"},
+    gates={".level": Gate((4, 3), 30, "txq.level", "txq.level: PTX ISA 4.3, sm_30."),
+           ".num_mipmap_levels": Gate((4, 1), None, "num_mipmap_levels", ".num_mipmap_levels: PTX ISA 4.1."),
+           ".array_size": Gate((4, 1), None, "array_size", ".array_size: PTX ISA 4.1."),
+           ".num_samples": Gate((4, 1), 30, "num_samples", ".num_samples: PTX ISA 4.1, sm_30.")})
 
 _ISTYPEP = InstructionSpec("istypep", "PTX ISA 9.7.10.6 (istypep)", (
     Group("type", (".texref", ".samplerref", ".surfref")),
 ), forms=(Form(".type", "p, a"),),
     # ptxas 13.0 takes a .u64 handle register, not the variable itself ("Arguments mismatch"); it
     # takes a constant too, which ptxld refuses (docs/divergences.md)
-    operands={"p": "=pred", "a": "reg:.u64"})
+    operands={"p": "=pred", "a": "reg:.u64"}, gate=Gate((4, 0), 30, "istypep", "istypep: PTX ISA 4.0, sm_30."))
 
 RECORDS = (_TEX, _TLD4, _TXQ, _ISTYPEP)
