@@ -158,3 +158,12 @@ def test_gates_are_errors(line, version, target, code, ptxas):
 def test_ptxas_names_the_gates(line, version, target, code, ptxas):
     rc, msg = assemble(_at(line, version, target))
     assert rc != 0 and ptxas in msg, msg
+
+
+def test_a_sampler_query_in_unified_mode_reads_a_texture():
+    """ptxas 13.0 (unified mode): "Argument 1 of instruction 'txq': .texref or .u64 register
+    expected" for `txq.addr_mode_0` of a `.samplerref` (which the mode does not allow)."""
+    ptx = _module("txq.addr_mode_0.b32 %r1, [s1];").replace(".global .surfref u1;",
+                                                            ".global .surfref u1;\n.global .samplerref s1;")
+    assert [d.code for d in _errors(ptx)] == ["PTX0805"]
+    assert _errors(_module("txq.addr_mode_0.b32 %r1, [t1];")) == []

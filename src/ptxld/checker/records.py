@@ -761,6 +761,8 @@ def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> lis
     for x, ref in handles:
         if role.count is None and role.type:     # txq of a sampler: the handle's types
             ref = tuple(role.type.split("|"))
+            if len(ref) > 1 and "texmode_independent" not in c.module.targets:
+                ref = ref[:1]                    # unified mode: a texture's own sampler
         refs = (ref,) if isinstance(ref, str) else ref
         wanted = "a " + " or ".join(f"`{r}`" for r in refs) + " variable or a .u64 register"
         var = c.lookup(ins, x.name) if x.__class__ is Name else None
