@@ -212,6 +212,60 @@ DIVERGENCES += (
         lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.family == "isa.mov.mutations"
         and o.case.focus.startswith("mov.v") and all("not a function name" in d.message for d in o.errors),
     ),
+    Divergence(
+        "istypep-constant-handle",
+        "a constant as the handle istypep tests",
+        "ptxas 13.0 takes an integer constant as the operand of `istypep.texref`/`.samplerref`/"
+        "`.surfref` (`istypep.texref %p, 1`), though it refuses the `.texref` variable itself. The "
+        "operand is an opaque handle, held in a .u64 register; ptxld refuses the constant (PTX0805).",
+        "isa.istypep.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.focus.startswith("istypep.")
+        and o.case.tag("as") == "imm" and all(d.code == "PTX0805" for d in o.errors),
+    ),
+    Divergence(
+        "surface-data-vector-size-unchecked",
+        "sust data (or suld results) whose vector size is not the opcode's",
+        "ptxas 13.0 takes a brace vector as the data of a scalar `sust` (`sust.b.1d.b32.trap [s, {%r1}], "
+        "{%r2, %r3}`) and a scalar register as the data of `sust ... .v2` (and the same of suld's "
+        "result). The PTX ISA gives the data the vector size of `.vec`; ptxld refuses the "
+        "mismatch (PTX0805).",
+        "isa.sust.mutations cases, checked by hand with ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.focus.startswith(("sust.", "suld."))
+        and all(d.code == "PTX0805" and ("not a vector" in d.message or "must be a vector" in d.message)
+                for d in o.errors),
+    ),
+    Divergence(
+        "texture-lod-vector",
+        "a vector as the lod of tex.level",
+        "ptxas 13.0 takes a brace vector where `tex.level` has its scalar level of detail "
+        "(`tex.level.2d.v4.f32.f32 d, [t, {%f1, %f2}], {%f3, %f4}, {%f5, %f6}`, and `{%r1, %r2}, %f3` "
+        "there, an offset and a depth-compare value with no lod). The PTX ISA makes the lod a "
+        "scalar; ptxld refuses the vector (PTX0805).",
+        "isa.tex.mutations cases (`.level` on a `.grad` spelling), ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "accept" and bool(o.errors) and o.case.focus.startswith("tex.level.")
+        and "], {" in o.case.focus and all(d.code in ("PTX0804", "PTX0805") for d in o.errors),
+    ),
+    Divergence(
+        "texture-3d-scalar-offset",
+        "a lone .b32 register after the coordinates of tex.3d",
+        "After the coordinates ptxas 13.0 reads a lone `.b32` register as the depth-compare value "
+        "and refuses it on `.3d` (\"Illegal modifier '.3d'\"), though the same register is a scalar "
+        "offset everywhere else (and a `.u32`/`.s32` one passes on `.3d`). ptxld takes it as the "
+        "offset, by the register's type, as ptxas does on the other geometries.",
+        "isa.tex.mutations, isa.tex.operands cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors and ".3d." in o.case.focus
+        and _ptxas_says(o, "Illegal modifier '.3d'"),
+    ),
+    Divergence(
+        "texture-grad-scalar-offset-and-depth",
+        "tex.grad with a scalar offset and an .f32 depth-compare register",
+        "ptxas 13.0 refuses `tex.grad ... , %r_offset, %f_depth` with a message about another "
+        "instruction (\"Arguments mismatch for instruction 'st'\") and takes the same operands with "
+        "a `.b32` depth-compare register, and on every other tex form; ptxld accepts both.",
+        "isa.tex.forms cases, ptxas 13.0.88",
+        lambda o: o.ptxas_verdict == "reject" and not o.errors and o.case.focus.startswith("tex.grad.")
+        and _ptxas_says(o, "Arguments mismatch for instruction 'st'"),
+    ),
 )
 
 

@@ -10,14 +10,6 @@ from ptxld.spec.opcodes import ISA_INSTRUCTIONS, MNEMONICS
 
 # instruction -> why it has no record yet (an entry that gains a record must leave this table)
 WITHOUT_RECORD: dict[str, str] = {
-    "tex": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "tld4": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "txq": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "istypep": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "suld": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "sust": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "sured": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
-    "suq": "not yet recorded: texture/surface operands ([tex, sampler, {coords}]) are not yet operand roles",
 }
 
 

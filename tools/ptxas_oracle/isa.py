@@ -62,6 +62,11 @@ _CALLEES = ("f_v", "f_p", "f_rp")
 CALL_PRELUDE = (".func f_v()", "{", "\tret;", "}", ".func f_p(.param .b32 a)", "{", "\tret;", "}",
                 ".func (.param .b32 r) f_rp(.param .b32 a)", "{", "\tst.param.b32 [r], 1;", "\tret;", "}")
 _PROTOTYPES = ("_ ()", "_ (.param .b32 _)", "(.param .b32 _) _ (.param .b32 _)")
+# texture and surface instructions: the handles they read, declared at module scope (a sampler
+# only under `texmode_independent`, where ptxas refuses one in unified mode)
+TEXTURE_PRELUDE = (".global .texref tex_t;", ".global .surfref surf_u;")
+INDEPENDENT_PRELUDE = TEXTURE_PRELUDE + (".global .samplerref samp_s;",)
+_HANDLE_KINDS = frozenset({"tex", "surf"})
 
 
 def records() -> list[InstructionSpec]:
@@ -186,13 +191,36 @@ def _width_class(name: str) -> str | None:
     return None
 
 
-def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
+def _size(spec, role, values: dict[str, str]) -> int:
+    """The element count of a vector operand: a number, a `.vN` slot, or the smallest size a
+    `sizes` table of the record allows for the values written."""
+    if role.count.isdigit():
+        return int(role.count)
+    if role.count in spec.sizes:
+        group, table = spec.sizes[role.count][:2]
+        return min(table.get(values.get(group, ""), (1,)) or (1,))
+    return int((values.get(role.count) or ".v2")[2:])
+
+
+def _operand(k, role, values: dict[str, str], spec, lists: int = 0, independent: bool = False) -> str:
     kinds = role.kinds
     t = None
     if role.type:
         first = role.type.split("|")[0]
         t = first if first.startswith(".") else (f".{first}" if first[0] == "b" and first[1:].isdigit()
                                                 else _width_class(first) or values.get(first))
+    if kinds & _HANDLE_KINDS:
+        handle = "tex_t" if "tex" in kinds else "surf_u"
+        if role.count is None:
+            return f"[{handle}]"
+        n = _size(spec, role, values)
+        table = spec.sizes.get(role.count, ())
+        first = table[2].get(values.get(table[0], "")) if len(table) > 2 else None
+        regs = [k.reg(_width_class(first) if first and i == 0 else _holder(t) if t in TYPES else ".b32")
+                for i in range(n)]
+        coords = "{" + ", ".join(regs) + "}"
+        sampler = "samp_s, " if independent and "tex" in kinds else ""
+        return f"[{handle}, {sampler}{coords}]"
     if "params" in kinds:
         return f"({k.reg('.b32')})"
     if "func" in kinds:
@@ -204,7 +232,7 @@ def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
         k.declare("tlist: .branchtargets L_target;")
         return "tlist"
     if "vec" in kinds and role.count:
-        n = int(role.count) if role.count.isdigit() else int((values.get(role.count) or ".v2")[2:])
+        n = _size(spec, role, values)
         return "{" + ", ".join(k.reg(_holder(t) if t in TYPES else ".b32") for _ in range(n)) + "}"
     if t == ".pred" and ("pred" in kinds or "npred" in kinds):
         return k.predicate()
@@ -230,19 +258,33 @@ def _operand(k, role, values: dict[str, str], spec, lists: int = 0) -> str:
     return "0"
 
 
-def _instance(spec, form, values, k) -> tuple[str, list[str]]:
+def _instance(spec, form, values, k, independent: bool = False) -> tuple[str, list[str]]:
     roles = [role for _, role, optional in spec.operand_roles(form) if not optional]
     lists = sum("params" in role.kinds for role in roles)
-    ops = [_operand(k, role, values, spec, lists) for role in roles]
+    ops = [_operand(k, role, values, spec, lists, independent) for role in roles]
     if any("label" in role.kinds for role in roles):
         k.tail.append("L_target:")        # what a label operand (or a branch-target list) names
     return opcode_of(spec, values), ops
 
 
 def _context(spec, form) -> dict:
-    """Module-scope declarations a form's cases need (the callees of `call`)."""
-    calls = any("func" in role.kinds for _, role, _ in spec.operand_roles(form))
-    return {"prelude": CALL_PRELUDE} if calls else {}
+    """Module-scope declarations a form's cases need (the callees of `call`, the texture and
+    surface handles)."""
+    kinds = set().union(*[role.kinds for _, role, _ in spec.operand_roles(form)] or [set()])
+    if "func" in kinds:
+        return {"prelude": CALL_PRELUDE}
+    return {"prelude": TEXTURE_PRELUDE} if kinds & _HANDLE_KINDS else {}
+
+
+def _samples(spec, form) -> bool:
+    """Whether a form reads a texture through a sampler (then it is also tried under
+    `texmode_independent`, where the address names the sampler)."""
+    return any("tex" in role.kinds and role.count for _, role, _ in spec.operand_roles(form))
+
+
+def _independent(version, target) -> dict:
+    return {"prelude": INDEPENDENT_PRELUDE, "header": (
+        f".version {version[0]}.{version[1]}", f".target {target}, texmode_independent", ".address_size 64")}
 
 
 def _text(opcode: str, ops: list[str]) -> str:
@@ -254,11 +296,19 @@ def _forms_family(spec: InstructionSpec):
         rng = random.Random(f"isa.{spec.name}.forms")
         for form in spec.forms:
             for values in _spellings(spec, form, rng):
-                for target, version in _placements(spec, form, values):
+                placements = _placements(spec, form, values)
+                for target, version in placements:
                     k = Kernel()
                     opcode, ops = _instance(spec, form, values, k)
                     yield version, target, k, _text(opcode, ops), {"form": spelled(spec, form),
                                                                       **_context(spec, form)}
+                if placements and _samples(spec, form):
+                    target, version = placements[0]
+                    k = Kernel()
+                    opcode, ops = _instance(spec, form, values, k, independent=True)
+                    yield version, target, k, _text(opcode, ops), {"form": spelled(spec, form),
+                                                                      "texmode": "independent",
+                                                                      **_independent(version, target)}
     gen.__doc__ = f"every form of {spec.name} over its slot values and gates"
     return gen
 
@@ -332,7 +382,7 @@ def _mutations_family(spec: InstructionSpec):
 def _swappable(role) -> bool:
     """Whether an operand is swapped through the register classes (not an address, label,
     function, parameter list or sized vector)."""
-    return not role.kinds & {"addr", "label", "func", "params"} and not ("vec" in role.kinds and role.count)
+    return not role.kinds & {"addr", "label", "func", "params", "tex", "surf"} and not ("vec" in role.kinds and role.count)
 
 
 def _vector_elements(spec: InstructionSpec, role) -> int | None:

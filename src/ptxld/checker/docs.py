@@ -39,7 +39,10 @@ NOT_RULES: list[tuple[str, str]] = [
     ("wmma.load is a weak memory operation", "semantics"),
     ("Modules that declare `.unified` variables need `ptxas --compile-only`; `.extern` functions "
      "without definition need linking", "properties of the ptxas command line, not of the module"),
-    ("Texture/surface instructions and `.target texmode_*` rules", "outside the load family"),
+    ("Texture/surface instructions", "checked by their records (PTX08xx): "
+     "docs/isa-records.md"),
+    ("`.target texmode_*`: which of `.texref`, `.samplerref` a module may declare", "not checked "
+     "(the texture address's sampler is: PTX0805)"),
     ("Qualifier order (`ld.global.nc.cg`, `ld.u32.global`, wmma `.shape.layout`)",
      "ptxas accepts any order; only a vector written after the type is flagged (PTX0225)"),
     ("Duplicate declarations, duplicate labels, malformed statements",

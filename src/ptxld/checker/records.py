@@ -29,7 +29,10 @@ _WORDS = {"reg": "a register", "imm": "an immediate", "pred": "a predicate regis
           "npred": "a (possibly negated) predicate", "addr": "an address `[...]`",
           "vec": "a vector `{...}`", "label": "a label", "func": "a function name",
           "params": "a parameter list `(...)`", "sink": "the sink `_`", "pair": "a predicate pair `p|q`",
-          "sreg": "a special register"}
+          "sreg": "a special register", "tex": "a texture address `[tex, ...]`",
+          "surf": "a surface address `[surf, ...]`"}
+# the variables that name a texture, sampler or surface, by role kind (or a .u64 handle register)
+_HANDLES = {"tex": ".texref", "surf": ".surfref"}
 
 
 @rule(Trigger.INSTRUCTION,
@@ -651,6 +654,16 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
     d = ins.decoded
     out = []
     for op, (name, role, _) in zip(ops, roles):
+        if role.kinds & _HANDLE_ROLES:
+            out += _handle_address(c, ins, op, name, role, d)
+            continue
+        if op.__class__ is PredPair and op.first.__class__ is Vector and "pair" in role.kinds:
+            # a texture result with its predicate, `{r, g, b, a}|p`: the vector is checked below
+            if _kind_of(c, ins, op.second)[0] != "pred":
+                out.append(("PTX0805", op.second.start, op.second.end, f"`{op.second.text}` after `|` "
+                            "must be a predicate register", "wrong kind of operand"))
+                continue
+            op = op.first
         if role.write and isinstance(op, Name) and special_register(op.name) is not None \
                 and c.lookup(ins, op.name) is None:
             out.append(("PTX0808", op.start, op.end, f"`{op.text}` is a special register: read-only",
@@ -695,14 +708,16 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                 out.append(("PTX0807", op.start, op.end, f"`.{comp}` is not a component of `{sr.name}` "
                             "(.x .y .z .w, or .r .g .b .a)", "unknown vector selector"))
             continue
-        if kind == "reg" and role.count is not None and isinstance(decl, Variable) and not decl.vector:
+        sizes = spec.vector_sizes(role.count, d) if role.count is not None and (
+            role.count.isdigit() or role.count in spec.sizes) else None
+        if kind == "reg" and role.count is not None and isinstance(decl, Variable) and not decl.vector \
+                and not (sizes and 1 in sizes and role.count in spec.sizes):
             out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be a "
                         "vector: a brace list or a `.v2`/`.v4` register", "vector expected"))
             continue
-        if kind == "vec" and role.count is not None and role.count.isdigit() \
-                and len(op.items) != int(role.count):
+        if kind == "vec" and sizes is not None and len(op.items) not in sizes:
             out.append(("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` takes "
-                        f"{role.count} register(s), not {len(op.items)}", "vector size"))
+                        f"{_counted(sizes)} register(s), not {len(op.items)}", "vector size"))
             continue
         if kind == "vec" and role.type is None and role.count is None:
             # pack/unpack: the elements' sizes add up to the instruction's type
@@ -742,6 +757,102 @@ def _operand_problems(c: Checker, ins, spec, form) -> list:
                     out.append(("PTX0806", item.start, item.end,
                                 f"`{item.name}` ({var.type}) cannot be an element of operand `{name}` "
                                 f"of `{ins.opcode}` ({_shown(types)})", "register type"))
+    return out
+
+
+_HANDLE_ROLES = frozenset(_HANDLES)
+
+
+def _counted(sizes) -> str:
+    return " or ".join(map(str, sizes)) if sizes else "no"
+
+
+def _handle_address(c: Checker, ins, op, name: str, role: OperandSpec, d) -> list:
+    """A texture or surface address (role kinds `tex`, `surf`): `[handle]` where the role has no
+    coordinates (txq, suq), else `[handle{, sampler}, coordinates]`. Handles are `.texref`
+    (`.samplerref`, `.surfref`) variables or .u64 registers; a texture read names its sampler
+    too under `texmode_independent`; the coordinates are a vector of the size the geometry
+    allows (`spec.sizes`), of the role's type (a bare register where one element will do)."""
+    kind = "tex" if "tex" in role.kinds else "surf"
+    if op.__class__ is not Address or op.base is None or op.offset_expr is not None:
+        return [("PTX0805", op.start, op.end, f"operand `{name}` of `{ins.opcode}` must be {_WORDS[kind]}",
+                 "wrong kind of operand")]
+    items = list(op.items)
+    coords = items.pop() if role.count is not None and items else None
+    handles = [(op.base, _HANDLES[kind])] + [(x, ".samplerref") for x in items]
+    most = 2 if kind == "tex" and role.count is not None else 1
+    if role.count is not None and coords is None:
+        return [("PTX0805", op.start, op.end, f"`{ins.opcode}` reads at coordinates: "
+                 f"`[{op.base.text}, {{...}}]`", "coordinates missing")]
+    if len(handles) > most:
+        x = handles[most][0]
+        return [("PTX0805", x.start, op.end - 1, f"`{ins.opcode}` takes "
+                 + ("a texture, an optional sampler and coordinates" if most == 2 else
+                    "a handle and coordinates" if role.count is not None else "one handle")
+                 + " in its address", "too many parts")]
+    if kind == "tex" and role.count is not None and len(handles) == 1 and "texmode_independent" in c.module.targets:
+        return [("PTX0805", op.start, op.end, f"under `texmode_independent` `{ins.opcode}` names its "
+                 "sampler: `[tex, sampler, {...}]`", "sampler missing")]
+    out = []
+    for x, ref in handles:
+        if role.count is None and role.type:     # txq of a sampler: the handle's types
+            ref = tuple(role.type.split("|"))
+            if len(ref) > 1 and "texmode_independent" not in c.module.targets:
+                ref = ref[:1]                    # unified mode: a texture's own sampler
+        refs = (ref,) if isinstance(ref, str) else ref
+        wanted = "a " + " or ".join(f"`{r}`" for r in refs) + " variable or a .u64 register"
+        var = c.lookup(ins, x.name) if x.__class__ is Name else None
+        if not isinstance(var, Variable):
+            if x.__class__ is not Name or var is not None or special_register(x.name) is not None:
+                out.append(("PTX0805", x.start, x.end, f"`{getattr(x, 'text', '?')}` in the address of "
+                            f"`{ins.opcode}` must be {wanted}", "handle expected"))
+        elif var.space == ".reg":
+            if var.vector or not compatible(".u64", var.type):
+                out.append(("PTX0806", x.start, x.end, f"`{x.text}` ({var.type}) cannot be the "
+                            f"handle of `{ins.opcode}`: {wanted}", "register type"))
+        elif var.type not in refs and not (var.space == ".tex" and ".texref" in refs):
+            # (a variable of the deprecated `.tex` state space is a `.texref`: PTX ISA 5.1.7)
+            out.append(("PTX0805", x.start, x.end, f"`{x.text}` ({var.type}) in the address of "
+                        f"`{ins.opcode}` must be {wanted}", "handle expected"))
+    if coords is not None:
+        out += _coordinates(c, ins, coords, role, d)
+    return out
+
+
+def _coordinates(c: Checker, ins, coords, role: OperandSpec, d) -> list:
+    sizes = d.spec.vector_sizes(role.count, d) or ()
+    table = d.spec.sizes.get(role.count, ())
+    geom = d.get(table[0]) if table else None
+    # the first coordinate may have a type of its own (an array index)
+    first = table[2].get(geom) if len(table) > 2 else None
+    if coords.__class__ is Vector:
+        items = coords.items
+        if len(items) not in sizes:
+            return [("PTX0805", coords.start, coords.end, f"the coordinates of `{ins.opcode}` take "
+                     f"{_counted(sizes)} element(s) for `{geom}`, not {len(items)}", "vector size")]
+    elif 1 in sizes:
+        items = [coords]
+    else:
+        return [("PTX0805", coords.start, coords.end, f"the coordinates of `{ins.opcode}` are a vector "
+                 f"`{{...}}` of {_counted(sizes)} element(s) for `{geom}`", "vector expected")]
+    out = []
+    for i, item in enumerate(items):
+        types = _role_types(OperandSpec(role.kinds, first) if i == 0 and first else role, d)
+        k, var = _kind_of(c, ins, item)
+        if k == "imm" and item.__class__ in (Int, Float) and types:
+            int_ok, float_ok = _literals(types)
+            is_float = item.__class__ is Float or item.text[:2] in ("0f", "0F", "0d", "0D")
+            if not (float_ok if is_float else int_ok):
+                out.append(("PTX0806", item.start, item.end, f"{'a floating-point' if is_float else 'an integer'} "
+                            f"immediate cannot be a coordinate of `{ins.opcode}` ({_shown(types)})",
+                            "immediate type"))
+        elif k == "reg" and isinstance(var, Variable) and types and not any(compatible(t, var.type) for t in types):
+            what = "the array index" if i == 0 and first else "a coordinate"
+            out.append(("PTX0806", item.start, item.end, f"`{item.text}` ({var.type}) cannot be {what} "
+                        f"of `{ins.opcode}` ({_shown(types)})", "register type"))
+        elif k not in ("reg", "imm"):
+            out.append(("PTX0805", item.start, item.end, f"a coordinate of `{ins.opcode}` must be a register "
+                        f"or an immediate, not {_WORDS.get(k, k)}", "wrong kind of operand"))
     return out
 
 

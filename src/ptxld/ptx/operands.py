@@ -212,7 +212,14 @@ class OperandParser:
         if t.text == "[":
             return self.address()
         if t.text == "{":
-            return self.vector()
+            vec = self.vector()
+            t = self.peek()
+            if t is not None and t.text == "|":
+                # a texture result and its predicate, `{r, g, b, a}|p` (tex, tld4)
+                self.i += 1
+                pred = self.expr()
+                return PredPair(vec, pred, vec.start, pred.end)
+            return vec
         if t.text == "(" and self._is_paren_list():
             return self.paren_list()
         if t.kind == "word" and t.text == "_":

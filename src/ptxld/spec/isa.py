@@ -46,9 +46,11 @@ class Group:
 
 #: operand kinds: a register, an immediate, a predicate register (`!p` allowed where `npred`),
 #: an address `[...]`, a brace vector of registers, a label, a function name, a parenthesised
-#: list (call arguments), the sink `_`, a setp destination pair `p|q`, a special register
+#: list (call arguments), the sink `_`, a setp destination pair `p|q` (or a texture result `{...}|p`),
+#: a special register, a texture address `[tex{, sampler}{, coordinates}]` and a surface address
+#: `[surf{, coordinates}]` (the coordinate vector's size from a table of the record: `sizes`)
 KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func", "params", "sink",
-                   "pair", "sreg"})
+                   "pair", "sreg", "tex", "surf"})
 _OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?:=(?P<values>[\d|]+))?(?:%(?P<multiple>\d+))?"
                       r"(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?(?:\*(?P<count>\w+))?$")
 
@@ -63,7 +65,8 @@ class OperandSpec:
     floating-point registers there, where a `.u32` operand of most instructions takes `.f16x2`); a `+`
     after it lets a register be wider than an integer or 16-bit type (the relaxed rule of ld, st
     and cvt, PTX ISA 9.4.1); `count` is the number of vector elements, a number or a slot name
-    (`vec`: the `.v2/.v4` written). `write` marks a destination. `values` lists the only integers
+    (`vec`: the `.v2/.v4` written), or a table of the record's `sizes` (`coords`: the sizes the
+    geometry written allows). `write` marks a destination. `values` lists the only integers
     an immediate may be (`imm=128`: discard's size); `multiple` a number an immediate must be a
     multiple of (`imm%16`: a bulk copy's size)."""
     __slots__ = ("kinds", "type", "count", "write", "values", "wide", "multiple")
@@ -121,15 +124,20 @@ class Slot:
 class InstructionSpec:
     """One instruction: `name` as the ISA titles it (`ld`, `wmma.load`), its `section`, its
     `groups` in canonical order, its `forms`, `operands` (role -> spec text), `gates` (value ->
-    Gate) and the `gate` of the instruction itself. `slots_of` (value -> the groups it may fill,
-    in canonical order) and `repeatable` are derived."""
-    __slots__ = ("name", "section", "groups", "forms", "operands", "gates", "gate", "slots_of",
+    Gate) and the `gate` of the instruction itself. `sizes` names the vector-size tables an
+    operand's count may refer to: table -> (group, {value: the sizes allowed}), as the geometry
+    of a texture instruction fixes its coordinate vector; a third item, {value: type}, gives the
+    first element a type of its own (an array index). `slots_of` (value -> the groups it may
+    fill, in canonical order) and `repeatable` are derived."""
+    __slots__ = ("name", "section", "groups", "forms", "operands", "gates", "gate", "sizes", "slots_of",
                  "repeatable")
 
     def __init__(self, name: str, section: str, groups: tuple[Group, ...], forms: tuple[Form, ...] = (),
-                 operands: dict | None = None, gates: dict | None = None, gate: Gate | None = None):
+                 operands: dict | None = None, gates: dict | None = None, gate: Gate | None = None,
+                 sizes: dict | None = None):
         self.name, self.section, self.groups, self.forms = name, section, tuple(groups), tuple(forms)
         self.operands, self.gates, self.gate = operands or {}, gates or {}, gate
+        self.sizes = sizes or {}
         slots: dict[str, tuple[str, ...]] = {}
         for g in self.groups:
             for v in g.values:
@@ -149,6 +157,19 @@ class InstructionSpec:
     @property
     def group_names(self) -> tuple[str, ...]:
         return tuple(g.name for g in self.groups)
+
+    def vector_sizes(self, count: str, d) -> tuple[int, ...] | None:
+        """The element counts an operand of count `count` may have in a decoded opcode: a
+        number, the `.vN` of a slot, or a `sizes` table read at its group's value (None: the
+        opcode does not say)."""
+        if count.isdigit():
+            return (int(count),)
+        table = self.sizes.get(count)
+        if table is not None:
+            group, counts = table[:2]
+            return counts.get(d.get(group) or "")
+        written = (d.get(count) or "")[2:]
+        return (int(written),) if written.isdigit() else None
 
     # ---------------------------------------------------------------- forms, derived on demand
     def slots(self, form: Form) -> tuple[Slot, ...]:

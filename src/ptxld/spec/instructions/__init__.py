@@ -69,6 +69,8 @@ _HOME: dict[str, str] = {
                      "tcgen05.fence::after_thread_sync"), "instructions.tensor_memory"),
     **dict.fromkeys(("clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel"),
                     "instructions.launch_control"),
+    **dict.fromkeys(("tex", "tld4", "txq", "istypep"), "instructions.texture"),
+    **dict.fromkeys(("suld", "sust", "sured", "suq"), "instructions.surface"),
 }
 
 _LOADED: dict[str, InstructionSpec] = {}
