@@ -32,7 +32,7 @@ INVALID = [
     (f"tex.2d.v4.f32.s32 {_D}, [t1, {{%f5, %f6}}];", False, "PTX0806", "Arguments mismatch"),
     (f"tex.a1d.v4.f32.f32 {_D}, [t1, {{%f5, %f6}}];", False, "PTX0806", "Array index"),
     (f"tex.2d.v4.f32.f32 {_D}, [t1, {{%f5, %f6}}];", True, "PTX0805", ".samplerref or .u64 register expected"),
-    (f"tex.2d.v2.f32.f32 {{%f1, %f2}}, [t1, {{%f5, %f6}}];", False, "PTX0803", "requires .v4 type"),
+    ("tex.2d.v2.f32.f32 {%f1, %f2}, [t1, {%f5, %f6}];", False, "PTX0803", "requires .v4 type"),
     (f"tex.grad.2d.v4.f32.f32 {_D}, [t1, {{%f5, %f6}}], {{%f7, %f8, %f9, %f10}}, {{%f11, %f12, %f13, %f14}};",
      False, "PTX0805", "Operand vector size doesn't match geometry"),
     (f"tex.level.2dms.v4.f32.s32 {_D}, [t1, {{%r5, %r6, %r7, %r8}}], %r9;", False, "PTX0803",
@@ -63,7 +63,7 @@ VALID = [
     (f"tex.1d.v4.s32.s32 {_R}, [t1, %r5];", False),
     (f"tex.2d.v4.f32.f32 {_D}|%p1, [t1, {{%f5, %f6, %f7, %f8}}];", False),
     (f"tex.a2d.v4.f32.f32 {_D}, [t1, {{%r5, %f6, %f7, %f8}}];", False),
-    (f"tex.2d.v2.f16x2.f32 {{%y1, %y2}}, [%rd1, {{%f5, %f6}}];", False),
+    ("tex.2d.v2.f16x2.f32 {%y1, %y2}, [%rd1, {%f5, %f6}];", False),
     (f"tex.level.cube.v4.f32.f32 {_D}, [t1, {{%f5, %f6, %f7, %f8}}], %f9;", False),
     (f"tex.grad.3d.v4.f32.f32 {_D}, [t1, {{%f5, %f6, %f7, %f8}}], {{%f5, %f6, %f7, %f8}}, "
      "{%f9, %f10, %f11, %f12};", False),

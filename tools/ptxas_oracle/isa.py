@@ -52,7 +52,7 @@ VECTOR_ELEMENTS = ("multimem.",)
 # register class a value of each type is held in (ptxas has no .bf16/.tf32/.e4m3 registers)
 _HOLDER = {".bf16": ".b16", ".bf16x2": ".b32", ".tf32": ".b32", ".e4m3": ".b16", ".e5m2": ".b16",
            ".e4m3x2": ".b16", ".e5m2x2": ".b16", ".u16x2": ".b32", ".s16x2": ".b32", ".u8x4": ".b32",
-           ".s8x4": ".b32", ".f32x2": ".b64", ".bf16": ".b16"}
+           ".s8x4": ".b32", ".f32x2": ".b64"}
 _IMMEDIATE = {"f": "0f3F800000", "pred": "1"}
 
 # calls: a callee per shape of the call (how many parenthesised lists: none, arguments, return
