@@ -64,7 +64,7 @@ class Instruction(_Located):
     module: "Module"
     function: "Function | None" = None
     scope: "Scope | None" = None
-    labels: list | tuple = field(default_factory=list)  # () where the parser read none
+    labels: list = field(default_factory=list)
     _operands: list | None = None
     _load: Any = False               # cached LoadModel / WmmaLoadModel / None
     operand_error: Any = None        # the Diagnostic of operands that do not parse

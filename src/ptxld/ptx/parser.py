@@ -20,7 +20,6 @@ from .printer import join_tokens
 from .source import Source
 from .syntax import add_diagnostic, non_ascii_error, report_operand_errors, syntax_error
 
-_NO_LABELS: tuple = ()  # the labels of an instruction the fast path reads (none: see `run`)
 _NO_SEMICOLON = "expected `;` at the end of the statement"
 
 _COARSE = re.compile(r"""
@@ -34,8 +33,6 @@ _COARSE = re.compile(r"""
 |(?P<c>[;{}/#])
 """, re.X | re.S)
 _BLANK = re.compile(r"\s*")
-# a label at the start of a statement, followed by a blank (the general path reads the rest)
-_FAST_LABEL = re.compile(r"([$A-Za-z_][\w$]*):(?=\s)")
 _LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
 # a whole plain instruction statement after blanks: [@[!]guard] opcode operands ;  (group 4 set =
@@ -122,7 +119,6 @@ class _Parser:
         fast = _FAST_STMT.match
         blank = _BLANK.match
         fast_reg = _FAST_REG_STMT.match
-        fast_label = _FAST_LABEL.match
         instructions = self.m.instructions
         module = self.m
         while pos < n:
@@ -143,9 +139,8 @@ class _Parser:
                                           g_s + len(gname))
                         top = self.stack[-1]
                         pos = f.end()
-                        # labels: a lone label before it is an item of the block (above)
                         ins = Instruction(opcode, start, pos, op_s, op_s + len(opcode), operand_text,
-                                          guard, module, top[2], top[1], _NO_LABELS)
+                                          guard, module, top[2], top[1], [])
                         instructions.append(ins)
                         top[0].items.append(ins)
                         continue
@@ -165,20 +160,6 @@ class _Parser:
                     if r is not None and self._fast_register(r):
                         pos = r.end()
                         continue
-                elif c == "$" or c == "L":
-                    # a label on its own (`$L__BB0_2:`): declared here, the statement after it
-                    # is read on its own (a label defined twice takes the general path, which
-                    # reports it)
-                    lab = fast_label(text, pos)
-                    if lab is not None:
-                        name = lab.group(1)
-                        scope = self.stack[-1][1]
-                        if name not in scope.labels:
-                            label = LabelDef(name, pos, lab.end(1))
-                            scope.labels[name] = label
-                            self.stack[-1][0].items.append(label)
-                            pos = lab.end()
-                            continue
             m = match(text, pos)
             kind = m.lastgroup
             s, e = m.start(), m.end()
