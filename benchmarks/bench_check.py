@@ -13,6 +13,11 @@ and times that: an environment whose site-packages runs start-up hooks (`.pth` f
 every Python program started in it, ptxld included.
 
     python benchmarks/bench_check.py [--runs 7] [--venv] [--legacy PATH] [--keep DIR] [--tree [NAME=]PATH ...]
+                                     [--kernels-at REV]
+
+`--kernels-at REV` builds (a) from the kernel files as they were at git revision REV: the kernel
+set grows, so a module built from today's files is not the module an earlier figure was measured
+on (`--kernels-at 831b22c` rebuilds the 40,258-line module of the 2026-11-21 figures).
 """
 from __future__ import annotations
 
@@ -177,6 +182,8 @@ def main(argv=None) -> int:
     ap.add_argument("--legacy", type=Path, default=LEGACY)
     ap.add_argument("--keep", type=Path, help="write the generated modern module here")
     ap.add_argument("--venv", action="store_true", help="also time ptxld installed in a fresh venv")
+    ap.add_argument("--kernels-at", metavar="REV",
+                    help="build (a) from tests/kernels/ptx/sm_90 as of this git revision")
     ap.add_argument("--tree", action="append", default=[], metavar="[NAME=]PATH",
                     help="also time a checkout's code (`python -m ptxld.cli` with PATH/src on "
                     "PYTHONPATH), e.g. --tree this=. to time this checkout where the console script "
@@ -186,12 +193,25 @@ def main(argv=None) -> int:
         venv_python = fresh_venv(Path(d) / "venv") if args.venv else None
         modern = (args.keep or Path(d)) / "modern_sm90_40k.ptx"
         modern.parent.mkdir(parents=True, exist_ok=True)
-        modern.write_text(build_modern())
+        sources = MODERN_SOURCES
+        if args.kernels_at:
+            sources = Path(d) / "kernels"
+            sources.mkdir()
+            rel = MODERN_SOURCES.relative_to(ROOT).as_posix()
+            names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{args.kernels_at}:{rel}"],
+                                   capture_output=True, text=True, check=True).stdout.split()
+            for name in names:
+                if name.endswith(".ptx"):
+                    (sources / name).write_text(subprocess.run(
+                        ["git", "-C", str(ROOT), "show", f"{args.kernels_at}:{rel}/{name}"],
+                        capture_output=True, text=True, check=True).stdout)
+        modern.write_text(build_modern(sources=sources))
         trees = {}
         for spec in args.tree:
             label, _, path = spec.rpartition("=")
             trees[label or path] = Path(path).resolve()
-        rows = [bench("(a) modern, nvcc sm_90 kernels replicated", modern, "sm_90", args.runs, venv_python,
+        label = "(a) modern, nvcc sm_90 kernels replicated" + (f" (kernels of {args.kernels_at})" if args.kernels_at else "")
+        rows = [bench(label, modern, "sm_90", args.runs, venv_python,
                       trees)]
         if args.legacy.exists():
             rows.append(bench("(b) legacy, gpuocelot renderer.ptx", args.legacy, "sm_75", args.runs,
