@@ -14,8 +14,7 @@ _UNBUILT = object()
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
                  "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "_tables", "clean_ld",
-                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks", "clean_plain_ld",
-                 "piece_tokens")
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks", "clean_plain_ld")
 
     def __init__(self, module, strict: bool, enabled: frozenset | None = None):
         """`enabled`: the codes to check (None: all); only functions that can report one run."""
@@ -45,7 +44,6 @@ class Checker:
         self.clean_opcodes: set = set()
         self.clean_operands: set = set()
         self.fast_plans: dict = {}    # opcode (clean) -> its operand plan (records.py)
-        self.piece_tokens: dict = {}  # scope -> {operand piece: what a plan reads of it} (records.py)
         self.name_classes: dict = {}  # scope -> {operand piece: what an operand signature records}
 
     # ---------------------------------------------------------------- reporting
@@ -77,6 +75,14 @@ class Checker:
             found = self.find(scope, name)
             v = cache[name] = found[1] if found is not None else None
         return v
+
+    def lookups_of(self, scope) -> dict:
+        """The memo of `lookup_in` for one scope (name -> declaration or None), for callers that
+        look up many names of one scope."""
+        cache = self._lookups.get(scope)
+        if cache is None:
+            cache = self._lookups[scope] = {}
+        return cache
 
     def lookup(self, ins, name: str):
         """The declaration `name` resolves to from `ins` (memoised per scope: registers repeat)."""

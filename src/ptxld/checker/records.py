@@ -139,6 +139,7 @@ def check_instruction(c: Checker, ins) -> None:
 
 _PLANS: dict = {}
 _NO_PLAN = object()
+_NOT_LOOKED_UP = object()
 # what a plan can judge by itself; a role that may be more (a vector, a predicate pair, a
 # parameter list) still gets a plan for the operands that are one of these
 _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "label", "func"})
@@ -189,35 +190,10 @@ def _form_plan(d, form):
             int_ok = True         # a constant predicate
         # a predicate register only where the role takes one of type .pred (`and.pred`, not `and.b32`)
         pred_ok = bool(role.kinds & {"pred", "npred"}) and (types is None or ".pred" in types)
-        plan.append(_plan_tokens(regs, bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), pred_ok,
-                                 "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok,
-                                 int_ok, "addr" in role.kinds, "label" in role.kinds, "func" in role.kinds))
+        plan.append((regs, bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), pred_ok,
+                     "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok,
+                     "addr" in role.kinds, "label" in role.kinds, "func" in role.kinds))
     return tuple(plan)
-
-
-def _plan_tokens(regs, imm, pred, npred, sreg, float_ok, int_ok, addr, label, func) -> frozenset:
-    """The tokens (`_piece_token`) an operand position of a plan takes: register types, `.pred`,
-    `#`/`#f` (an integer / floating-point immediate), the same with `!` where a negated predicate
-    may stand, `sreg`, `[]` (a plain address), `label`, `func`."""
-    plain = set(regs) - {".pred"}
-    if pred:
-        plain.add(".pred")
-    if imm and int_ok:
-        plain.add("#")
-    if imm and float_ok:
-        plain.add("#f")
-    out = set(plain)
-    if npred:
-        out |= {"!" + t for t in plain}
-    if sreg:
-        out.add("sreg")
-    if addr:
-        out.add("[]")
-    if label:
-        out.add("label")
-    if func:
-        out.add("func")
-    return frozenset(out)
 
 
 _REGISTERS_FOR: dict = {}
@@ -242,64 +218,68 @@ def _plain_operands_fit(c: Checker, ins, plans) -> bool:
     return False
 
 
-def _fits(c: Checker, ins, pieces, plan) -> bool:
-    """Does every operand piece's token (memoised per scope) stand in its position's set?"""
+def _fits(c: Checker, ins, pieces, plan) -> bool:  # noqa: C901 - one branch per operand shape
     scope = ins.scope or ins.module.scope
-    tokens = c.piece_tokens.get(scope)
-    if tokens is None:
-        tokens = c.piece_tokens[scope] = {}
-    for piece, accepts in zip(pieces, plan):
-        token = tokens.get(piece)
-        if token is None:
-            token = tokens[piece] = _piece_token(c, ins, scope, piece)
-        if token not in accepts:
+    memo = c.lookups_of(scope)
+    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok, addr, label, func) in zip(pieces, plan):
+        p = piece.strip()
+        if not p:
+            return False
+        first = p[0]
+        negated = first == "!"
+        if negated:
+            if not npred:
+                return False
+            p = p[1:].strip()
+            first = p[:1]
+        if first == "%":
+            field = None
+            if "." in p:
+                m = _FIELD.fullmatch(p)
+                if m is None:
+                    return False                 # a vector element, or more than a field
+                p, field = m.groups()
+            var = memo.get(p, _NOT_LOOKED_UP)
+            if var is _NOT_LOOKED_UP:
+                var = c.lookup_in(scope, p)
+            if var is None:
+                # a special register (read-only: `sreg` is only set where the operand is read)
+                if not sreg or negated:
+                    return False
+                sr = special_register(p)
+                if sr is None or (field is not None and not (sr.components and field in sr.components + "rgba")):
+                    return False
+                continue
+            if field is not None or var.space != ".reg" or var.vector:
+                return False
+            if var.type == ".pred":
+                if not pred:
+                    return False
+            elif var.type not in regs:
+                return False
+        elif first.isdigit() or first == "-":
+            is_float = "." in p or p[:2] in ("0f", "0F", "0d", "0D")
+            if not imm or (not float_ok and is_float) or (not int_ok and not is_float):
+                return False
+        elif negated:
+            return False
+        elif first == "[":
+            if not addr or _PLAIN_ADDRESS.fullmatch(p) is None:
+                return False
+        elif (label or func) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
+            var = memo.get(p, _NOT_LOOKED_UP)
+            if var is _NOT_LOOKED_UP:
+                var = c.lookup_in(scope, p)
+            if var is not None or special_register(p) is not None:
+                return False
+            if p in c.labels_of(ins.function):
+                if not label:
+                    return False
+            elif not func or p not in c.module.functions:
+                return False
+        else:
             return False
     return True
-
-
-def _piece_token(c: Checker, ins, scope, piece: str) -> str:  # noqa: C901 - one branch per operand shape
-    """What one comma-separated piece of an operand list is, as far as a plan can judge it:
-    a register's type (`.b32`, `.pred`), `#`/`#f` (an immediate), `!` before either where it is
-    negated, `sreg` (a special register read with a component it has), `[]` (a plain address),
-    `label`, `func`, or `bad` (anything else: the full path judges it)."""
-    p = piece.strip()
-    if not p:
-        return "bad"
-    first = p[0]
-    bang = ""
-    if first == "!":
-        bang = "!"
-        p = p[1:].strip()
-        first = p[:1]
-    if first == "%":
-        field = None
-        if "." in p:
-            m = _FIELD.fullmatch(p)
-            if m is None:
-                return "bad"                 # a vector element, or more than a field
-            p, field = m.groups()
-        var = c.lookup_in(scope, p)
-        if var is None:
-            sr = special_register(p)
-            if bang or sr is None or (field is not None and not (sr.components and field in sr.components + "rgba")):
-                return "bad"
-            return "sreg"
-        if field is not None or var.space != ".reg" or var.vector:
-            return "bad"
-        return bang + var.type
-    if first.isdigit() or first == "-":
-        return bang + ("#f" if "." in p or p[:2] in ("0f", "0F", "0d", "0D") else "#")
-    if bang:
-        return "bad"
-    if first == "[":
-        return "[]" if _PLAIN_ADDRESS.fullmatch(p) is not None else "bad"
-    if _PLAIN_NAME.fullmatch(p) is None or p == "WARP_SZ":
-        return "bad"
-    if c.lookup_in(scope, p) is not None or special_register(p) is not None:
-        return "bad"
-    if p in c.labels_of(ins.function):
-        return "label"
-    return "func" if p in c.module.functions else "bad"
 
 
 def _opcode_rules(c: Checker, ins, d) -> bool:
