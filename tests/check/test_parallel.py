@@ -78,7 +78,7 @@ def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypat
     monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
     text = _module_with_errors()
     seq = check_source(text, filename="m.ptx")
-    alone = _check_share((text, "m.ptx", False, _Claims(function_bodies(text)), None, 0))
+    alone = _check_share((text, "m.ptx", False, _Claims(function_bodies(text)), None))
     assert [(d.code, d.line) for d in alone] == [(d.code, d.line) for d in seq]
     legacy = ".version 8.0\n.target sm_90\n" + "".join(
         f".entry k{i}()\n{{\n.reg .b32 %r<3>;\nld.global.u32 %r1, [%r2];\nst.global.u32 [%r2], %r1;\n}}\n"
@@ -122,38 +122,3 @@ def test_calls_into_a_body_another_process_checks_are_matched_against_its_declar
     for workers in (2, 3, 4):
         par = check_source_parallel(text, workers=workers)
         assert [(d.code, d.line, d.message) for d in par] == seq
-
-
-def test_shares_run_one_after_the_other_split_the_bodies_and_give_the_sequential_diagnostics():
-    """The first share, seeing its partner not started, keeps only what it holds no more of than
-    the partner will; the partner, reaching every body last, takes all the rest."""
-    from ptxld.checker.parallel import _check_share, _Claims
-    text = _module_with_errors()
-    bodies = function_bodies(text)
-    claims = _Claims(bodies, 2)
-    first = _check_share((text, "m.ptx", False, claims, None, 0))
-    second = _check_share((text, "m.ptx", False, claims, None, 1))
-    assert all(f & _Claims._CLAIMED for f in bytes(claims.flags)) and not claims.lost()
-    merged = {(d.code, d.line, d.message) for d in first + second}
-    seq = check_source(text, filename="m.ptx")
-    assert merged == {(d.code, d.line, d.message) for d in seq}
-    held = [claims._read(q, 1) for q in range(2)]
-    assert sum(held) == sum(e - s for s, e in bodies)
-    assert abs(held[0] - held[1]) <= max(e - s for s, e in bodies)
-
-
-def test_a_body_left_to_a_process_that_never_takes_it_is_seen(monkeypatch):
-    """A process that leaves a body to one that then dies (or never reaches it) must not lose
-    it: the module is checked again in one process."""
-    from ptxld.checker import parallel
-    from ptxld.checker.parallel import _check_share, _Claims
-    monkeypatch.setattr(parallel, "MIN_BYTES", 0)
-    text = _module_with_errors()
-    claims = _Claims(function_bodies(text), 2)
-    _check_share((text, "m.ptx", False, claims, None, 0))
-    assert claims.lost()
-    calls = []
-    monkeypatch.setattr(parallel, "fork_map", lambda fn, jobs, redo: [fn(jobs[0]), []])
-    monkeypatch.setattr(parallel, "check_source", lambda *a, **k: calls.append(1) or [])
-    parallel.check_source_parallel(text, filename="m.ptx", workers=2)
-    assert calls == [1]

@@ -3,11 +3,9 @@
 A big module: every process parses the whole module text but leaves out the function bodies
 other processes have taken, so offsets, lines and columns stay exact and module-level
 declarations and function headers are seen by every process. Bodies are handed out as the
-processes reach them (`_Claims`), by size: a process that already holds more text than one
-still behind it leaves the body to that one. (Taking whatever body is reached first balanced
-only the parsing: the process ahead took a third more of the module and then checked it alone,
-~0.1 s of a 0.6 s check.) Diagnostics found by more than one process (module-level ones) are
-kept once.
+processes reach them (`_Claims`): the first to reach a body takes it, so a process on a slower
+core simply takes fewer (two busy vCPUs of a VM often run at different speeds). Diagnostics
+found by more than one process (module-level ones) are kept once.
 
 The work is shared by plain `fork`: the parent takes the first share itself and each child
 sends its diagnostics back pickled through a pipe. Where `fork` is missing, or a child dies,
@@ -17,13 +15,9 @@ from __future__ import annotations
 
 import os
 import re
-import struct
 
 from ..diagnostics import Diagnostic
 from . import apply_suppressions, capped, check_source, codes_to_run, diagnose, enabled_codes
-
-_PROGRESS = struct.Struct("<qq")  # a process's (body it decides last, bytes it holds)
-_INT = struct.Struct("<q")
 
 # Below this size one process is faster than starting another.
 MIN_BYTES = 1_000_000
@@ -99,68 +93,25 @@ def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
 
 
 class _Claims:
-    """The function bodies as `parse(skip_bodies=...)` asks for them: `get(start)` claims a
-    body for this process (None: parse it) or gives the end of one left to another (skip it).
+    """The function bodies as `parse(skip_bodies=...)` asks for them: `get(start)` claims an
+    unclaimed body for this process (None: parse it) and gives the end of one another process
+    claimed (skip it). Claims are bytes in memory shared across `fork`; two processes claiming
+    one body at the same instant both parse it, which only repeats diagnostics the merge drops."""
 
-    The state lives in memory shared across `fork`: per body a byte (claimed, left), per process
-    the index of the body it decides last and the bytes of text it holds. A process leaves an
-    unclaimed body to another that has not reached it yet and would still hold less with the
-    bodies already left to it; the last process to reach a body always takes it. Two processes
-    deciding one body at the same instant may both take it (the merge drops the repeated
-    diagnostics) or, in a narrower window, both leave it: `lost()` sees that and the caller
-    checks the module again in one process."""
-
-    _CLAIMED, _LEFT = 1, 2
-
-    def __init__(self, bodies: list[tuple[int, int]], workers: int = 1):
+    def __init__(self, bodies: list[tuple[int, int]]):
         import mmap
         self.ends = dict(bodies)
         self.index = {s: i for i, (s, _) in enumerate(bodies)}
-        self.workers, self.me = workers, 0
-        self.left: list[tuple[int, int]] = []  # (index, size) of the bodies this process left
         self.flags = mmap.mmap(-1, max(1, len(bodies)))
-        # per process: the body it decides last (-1: none yet), the bytes it has claimed
-        self.progress = mmap.mmap(-1, 16 * workers)
-        for q in range(workers):
-            _PROGRESS.pack_into(self.progress, 16 * q, -1, 0)
-
-    def _read(self, q: int, field: int) -> int:
-        return _PROGRESS.unpack_from(self.progress, 16 * q)[field]
-
-    def _write(self, field: int, value: int) -> None:
-        _INT.pack_into(self.progress, 16 * self.me + 8 * field, value)
 
     def get(self, start: int) -> int | None:
         i = self.index.get(start)
         if i is None:
             return None
-        self._write(0, i)
-        end = self.ends[start]
-        if self.flags[i] & self._CLAIMED:
-            return end
-        state = struct.unpack_from(f"<{2 * self.workers}q", self.progress)
-        held = state[2 * self.me + 1]
-        left = self.left
-        others = [(state[2 * q], state[2 * q + 1]) for q in range(self.workers) if q != self.me]
-        while left and left[0][0] <= min(at for at, _ in others):
-            left.pop(0)                  # every other process has reached these
-        for at, theirs in others:
-            # what that process will hold: its bodies and those this one left ahead of it
-            if at < i and theirs + sum(size for k, size in left if k > at) < held:
-                self.flags[i] |= self._LEFT
-                left.append((i, end - start))
-                return end
-        self.flags[i] |= self._CLAIMED
-        self._write(1, held + end - start)
+        if self.flags[i]:
+            return self.ends[start]
+        self.flags[i] = 1
         return None
-
-    def done(self) -> None:
-        """This process has parsed the whole text: leave nothing more to it."""
-        self._write(0, len(self.ends))
-
-    def lost(self) -> bool:
-        """Was a body left by one process and taken by none?"""
-        return self._LEFT in bytes(self.flags)
 
 
 # Diagnostics whose count depends on the whole module (reported once per module, or capped):
@@ -169,12 +120,8 @@ _WHOLE_MODULE = frozenset({"PTX0006", "PTX0308"})
 
 
 def _check_share(job) -> list[Diagnostic]:
-    text, filename, strict, claims, enabled, me = job
-    claims.me, claims.left = me, []
-    try:
-        return diagnose(text, filename=filename, strict=strict, skip_bodies=claims, enabled=enabled)
-    finally:
-        claims.done()
+    text, filename, strict, claims, enabled = job
+    return diagnose(text, filename=filename, strict=strict, skip_bodies=claims, enabled=enabled)
 
 
 def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool = False,
@@ -187,13 +134,12 @@ def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool
     if len(bodies) < 2 or not hasattr(os, "fork"):
         return check_source(text, **settings)
     enabled = enabled_codes([(select, ignore)])
-    workers = min(workers, len(bodies))
-    claims = _Claims(bodies, workers)
+    claims = _Claims(bodies)
     seen, out = set(), []
     job = (text, filename, strict, claims, codes_to_run(text, enabled))
-    shares = fork_map(_check_share, [job + (me,) for me in range(workers)],
+    shares = fork_map(_check_share, [job] * min(workers, len(bodies)),
                       redo=False)  # the bodies a dead child claimed are gone from every share
-    if any(diags is None for diags in shares) or claims.lost():
+    if any(diags is None for diags in shares):
         return check_source(text, **settings)
     for diags in shares:
         for d in diags:
