@@ -2,7 +2,6 @@
 never reports an internal error (PTX0000), from the parser or the checker; `parse` never raises."""
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -92,12 +92,12 @@ def test_gather4_through_the_128b_swizzle(t, tmp_path):
 def test_scatter4_stores_four_rows(t, tmp_path):
     """Shared memory filled with 1000, 1001, ...: the box of four rows is written to the rows
     its coordinates name (columns 4..19); row -1 is outside the tensor and skipped."""
-    src = f""".version 8.6
+    src = """.version 8.6
 .target sm_100a
 .address_size 64
 
 .visible .entry k(.param .align 128 .b8 tmap[128], .param .u64 t)
-{{
+{
 .reg .b32 %r<8>;
 .reg .b64 %rd<4>;
 .reg .pred %p<2>;
@@ -115,11 +115,11 @@ add.s32 %r3, %r3, 1;
 setp.lt.u32 %p1, %r3, 64;
 @%p1 bra FILL;
 fence.proxy.async.shared::cta;
-cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd1, {{4, 7, -1, 0, 33}}], [%r2];
+cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd1, {4, 7, -1, 0, 33}], [%r2];
 cp.async.bulk.commit_group;
 cp.async.bulk.wait_group 0;
 ret;
-}}
+}
 """
     ptxas_accepts(src, tmp_path, arch="sm_100a")
     before = t.copy()

@@ -990,7 +990,7 @@ def _symbols():
             continue
         k = Kernel()
         k.declare(f".reg {t} %x;")
-        yield (9, 0), "sm_90", k, f"ld.global.b16 %x, [%addr];", dict(reg=t)
+        yield (9, 0), "sm_90", k, "ld.global.b16 %x, [%addr];", dict(reg=t)
     for opcode in ("lod.global", "ld_global", "LD.global", "ldu.global", "ld.global.ld", "l.global",
                    "ldg.global", "ld..global", "ld.global.", ".ld.global"):
         k = Kernel()

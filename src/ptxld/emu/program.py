@@ -245,7 +245,7 @@ class Program:
                 return base + (off.value if node.op == "+" else -off.value)
         if isinstance(node, Expr) and node.op == "generic":
             return self.address_constant(node.args[0], True)
-        raise CompileError(f"unsupported address expression in initializer")
+        raise CompileError("unsupported address expression in initializer")
 
     def var_address(self, v: Variable, generic: bool) -> int:
         L = self.layout

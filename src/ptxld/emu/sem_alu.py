@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ptx.nodes import Expr, Float, Int, Name, PredPair, Sink, Vector
+from ..ptx.nodes import Float, Int, PredPair, Sink, Vector
 from ..spec.decode import decode
 from . import ptxtypes
 from .alu import lookup, why_not

@@ -7,7 +7,7 @@ from ..ptx.nodes import Int, Name, ParenList, Variable
 from . import errors
 from . import ptxtypes
 from .memory import Fault
-from .handlers import CONTROL, EXIT_HOOKS, SIMPLE, CompileError, handler, stall_resolver
+from .handlers import CONTROL, EXIT_HOOKS, CompileError, handler, stall_resolver
 from .sem_warp import compile_bar_warp
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ptx.nodes import Address, Int, Name, Sink, Variable, Vector
+from ..ptx.nodes import Address, Name, Sink, Variable, Vector
 from ..spec import ld as ld_spec
 from . import errors
 from . import ptxtypes

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..spec import ld as ld_spec
-from ..spec.decode import Decoded, decode
+from ..spec.decode import Decoded
 from .terms import Address, Name, Sink, Vector
 
 Span = tuple[int, int]

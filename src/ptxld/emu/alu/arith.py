@@ -6,7 +6,7 @@ import numpy as np
 from ptxld.emu.alu import floating as float_ops
 from ptxld.emu.alu import integer as int_ops
 from ptxld.emu.alu.core import Op, Quals, Unsupported, builder
-from ptxld.emu.alu.ptxtypes import TYPES, PtxType, unsigned_dtype
+from ptxld.emu.alu.ptxtypes import TYPES
 
 INT16_64 = (".u16", ".u32", ".u64", ".s16", ".s32", ".s64")
 INT8_64 = (".u8", ".s8") + INT16_64

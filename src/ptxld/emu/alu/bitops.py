@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptxld.emu.alu import integer as int_ops
-from ptxld.emu.alu.core import Op, Quals, Unsupported, builder
+from ptxld.emu.alu.core import Op, Quals, builder
 from ptxld.emu.alu.ptxtypes import TYPES
 
 BITS = (".b16", ".b32", ".b64")

@@ -8,8 +8,6 @@ flag written is the borrow out (1 when the exact difference is negative).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ptxld.emu.alu import integer as int_ops
 from ptxld.emu.alu.core import BUILDERS, Op, Quals, Unsupported, builder
 from ptxld.emu.alu.ptxtypes import TYPES
