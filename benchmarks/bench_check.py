@@ -76,6 +76,21 @@ def build_modern(target_lines: int = TARGET_LINES, sources: Path = MODERN_SOURCE
     return "\n".join(out) + "\n"
 
 
+def kernels_at(rev: str, where: Path) -> Path:
+    """The .ptx files of MODERN_SOURCES as they were at git revision `rev`, written to `where`."""
+    where.mkdir()
+    rel = MODERN_SOURCES.relative_to(ROOT).as_posix()
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                              check=True).stdout
+
+    for name in git("ls-tree", "--name-only", f"{rev}:{rel}").split():
+        if name.endswith(".ptx"):
+            (where / name).write_text(git("show", f"{rev}:{rel}/{name}"))
+    return where
+
+
 def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -193,26 +208,16 @@ def main(argv=None) -> int:
         venv_python = fresh_venv(Path(d) / "venv") if args.venv else None
         modern = (args.keep or Path(d)) / "modern_sm90_40k.ptx"
         modern.parent.mkdir(parents=True, exist_ok=True)
-        sources = MODERN_SOURCES
-        if args.kernels_at:
-            sources = Path(d) / "kernels"
-            sources.mkdir()
-            rel = MODERN_SOURCES.relative_to(ROOT).as_posix()
-            names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{args.kernels_at}:{rel}"],
-                                   capture_output=True, text=True, check=True).stdout.split()
-            for name in names:
-                if name.endswith(".ptx"):
-                    (sources / name).write_text(subprocess.run(
-                        ["git", "-C", str(ROOT), "show", f"{args.kernels_at}:{rel}/{name}"],
-                        capture_output=True, text=True, check=True).stdout)
+        sources = kernels_at(args.kernels_at, Path(d) / "kernels") if args.kernels_at else MODERN_SOURCES
         modern.write_text(build_modern(sources=sources))
         trees = {}
         for spec in args.tree:
             label, _, path = spec.rpartition("=")
             trees[label or path] = Path(path).resolve()
-        label = "(a) modern, nvcc sm_90 kernels replicated" + (f" (kernels of {args.kernels_at})" if args.kernels_at else "")
-        rows = [bench(label, modern, "sm_90", args.runs, venv_python,
-                      trees)]
+        label = "(a) modern, nvcc sm_90 kernels replicated"
+        if args.kernels_at:
+            label += f" (kernels of {args.kernels_at})"
+        rows = [bench(label, modern, "sm_90", args.runs, venv_python, trees)]
         if args.legacy.exists():
             rows.append(bench("(b) legacy, gpuocelot renderer.ptx", args.legacy, "sm_75", args.runs,
                               venv_python, trees))
