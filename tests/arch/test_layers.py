@@ -1,4 +1,4 @@
-"""The package reads top-down: spec -> ptx, wmma -> checker -> emu | sass -> cli, with no import
+"""The package reads top-down: slotted -> spec -> ptx, wmma -> checker -> emu | sass -> cli, with no import
 cycles (counting imports inside functions too, and the modules `ptxld.lazy.load` defers), and
 function-level imports only where start-up time asks for them, each saying so."""
 from __future__ import annotations
@@ -10,17 +10,18 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # package -> the packages its modules may import (besides itself)
 ALLOWED = {
-    "spec": set(),
-    "diagnostics": set(),
+    "slotted": set(),      # the plain-class helpers every layer's records are built on
+    "spec": {"slotted"},
+    "diagnostics": {"slotted"},
     "io": set(),
     "version": set(),
     "lazy": set(),
-    "ptx": {"spec", "diagnostics"},
-    "wmma": {"spec"},
-    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy"},
-    "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io"},
-    "sass": {"spec", "ptx", "checker", "diagnostics", "io"},
-    "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io"},
+    "ptx": {"spec", "diagnostics", "slotted"},
+    "wmma": {"spec", "slotted"},
+    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy", "slotted"},
+    "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io", "slotted"},
+    "sass": {"spec", "ptx", "checker", "diagnostics", "io", "slotted"},
+    "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io", "slotted"},
 }
 # top-level modules of the package that sit above everything (the command line, the API)
 TOP = {"ptxld", "ptxld.cli"}

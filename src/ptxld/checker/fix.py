@@ -7,8 +7,6 @@ target, the canonical qualifier order. Guesses ("did you mean `add`?") stay in t
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..diagnostics import Diagnostic
 from . import check_source
 
@@ -91,4 +89,4 @@ def _moved(d: Diagnostic, now: str, then: str) -> Diagnostic | None:
     shift = len(now) - len(then)
     if d.start + shift < 0 or now[d.start + shift:] != then[d.start:]:
         return None
-    return replace(d, start=d.start + shift, end=d.end + shift)
+    return d.replace(start=d.start + shift, end=d.end + shift)

@@ -12,7 +12,7 @@ a code always runs every function that can report it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..slotted import Record
 
 # The kernel every short example is placed in (a body line is inserted at {body}).
 PRELUDE = """\
@@ -53,14 +53,11 @@ def whole_module(header: str, body: str = "ret;") -> str:
     return f"{header}\n\n.visible .entry kernel()\n{{\n    {body}\n}}\n"
 
 
-@dataclass(frozen=True)
-class Example:
-    """PTX for a rule page: `body` lines inside the standard kernel, or a whole `module`."""
-    body: str = ""
-    version: str = "9.0"
-    target: str = "sm_90"
-    decls: str = ""
-    module: str | None = None
+class Example(Record):
+    """PTX for a rule page: `body` lines inside the standard kernel, or a whole `module`
+    (fields: body, version, target, decls, module)."""
+    __slots__ = FIELDS = ("body", "version", "target", "decls", "module")
+    DEFAULTS = {"body": "", "version": "9.0", "target": "sm_90", "decls": "", "module": None}
 
     def source(self) -> str:
         if self.module is not None:
@@ -78,19 +75,15 @@ class Example:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    severity: str            # default severity: "error" | "warning" | "note"
-    summary: str
-    section: str             # PTX ISA section (or "ptxas 13.0" for tool facts)
-    quote: str               # the normative sentence (or measured ptxas behaviour) behind the rule
-    bad: Example
-    good: Example
-    ptxas: str = ""          # what ptxas 13.0 does / says for the bad example
-    isa_only: bool = False   # a rule of the PTX ISA text that ptxas does not enforce: a warning
-    explanation: str = ""    # by default, an error under --strict
+class Rule(Record):
+    """A rule's record. `severity`: the default severity ("error" | "warning" | "note");
+    `section`: the PTX ISA section (or "ptxas 13.0" for tool facts); `quote`: the normative
+    sentence (or measured ptxas behaviour) behind the rule; `ptxas`: what ptxas 13.0 does / says
+    for the `bad` example; `isa_only`: a rule of the PTX ISA text that ptxas does not enforce (a
+    warning by default, an error under --strict)."""
+    __slots__ = FIELDS = ("code", "name", "severity", "summary", "section", "quote", "bad", "good", "ptxas",
+                          "isa_only", "explanation")
+    DEFAULTS = {"ptxas": "", "isa_only": False, "explanation": ""}
 
     def severity_for(self, strict: bool) -> str:
         if self.isa_only and strict:

@@ -7,8 +7,7 @@ Anything outside the record's vocabulary is kept in `unknown`, and a group given
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ..slotted import Node
 from ..spec import ld as ld_spec
 from ..spec.decode import Decoded
 from .terms import Address, Name, Sink, Vector
@@ -16,17 +15,24 @@ from .terms import Address, Name, Sink, Vector
 Span = tuple[int, int]
 
 
-@dataclass(slots=True, eq=False)
-class _Load:
+class _Load(Node):
     """What every load-family model has: its qualifier slots and its operands."""
-    instruction: Instruction
-    quals: dict[str, tuple[str, int, int]]           # group -> (qualifier, start, end)
-    unknown: list[tuple[str, int, int]] = field(default_factory=list)
-    repeated: list[tuple[str, str, int, int]] = field(default_factory=list)
-    dests: list = field(default_factory=list)        # Name | Sink, one per vector element
-    dest_operand: object = None                      # the operand as written (Name or Vector)
-    address: Address | None = None
-    extra_operands: list = field(default_factory=list)
+    __slots__ = FIELDS = ("instruction", "quals", "unknown", "repeated", "dests", "dest_operand", "address",
+                          "extra_operands")
+
+    def __init__(self, instruction: Instruction, quals: dict[str, tuple[str, int, int]],
+                 unknown: list | None = None, repeated: list | None = None):
+        self.instruction = instruction
+        self.quals = quals                    # group -> (qualifier, start, end)
+        self.unknown: list[tuple[str, int, int]] = [] if unknown is None else unknown
+        self.repeated: list[tuple[str, str, int, int]] = [] if repeated is None else repeated
+        self.dests: list = []                 # Name | Sink, one per vector element
+        self.dest_operand = None              # the operand as written (Name or Vector)
+        self.address: Address | None = None
+        self.extra_operands: list = []
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.instruction.opcode!r} at {self.instruction.start})"
 
     def get(self, group: str) -> str | None:
         q = self.quals.get(group)
@@ -67,11 +73,16 @@ def ld_facts(decoded: Decoded) -> LdFacts:
     return got
 
 
-@dataclass(slots=True, eq=False)
 class LoadModel(_Load):
     """One `ld` / `ld.global.nc` instruction, slot by slot (slot names = `spec.ld.GROUPS`)."""
-    cache_policy: object = None
-    facts: LdFacts | None = None     # shared by every instruction with this opcode
+    __slots__ = ("cache_policy", "facts")
+    FIELDS = _Load.FIELDS + __slots__
+
+    def __init__(self, instruction: Instruction, quals: dict, unknown: list | None = None,
+                 repeated: list | None = None, facts: LdFacts | None = None):
+        _Load.__init__(self, instruction, quals, unknown, repeated)
+        self.cache_policy = None
+        self.facts = facts               # shared by every instruction with this opcode
 
     form = "ld"
 
@@ -135,11 +146,16 @@ class LoadModel(_Load):
         return ".".join(parts)
 
 
-@dataclass(slots=True, eq=False)
 class WmmaLoadModel(_Load):
     """One `wmma.load.{a,b,c}` instruction (groups: matrix, sync, aligned, layout, shape, space,
     type, vec)."""
-    stride: object = None
+    __slots__ = ("stride",)
+    FIELDS = _Load.FIELDS + __slots__
+
+    def __init__(self, instruction: Instruction, quals: dict, unknown: list | None = None,
+                 repeated: list | None = None):
+        _Load.__init__(self, instruction, quals, unknown, repeated)
+        self.stride = None
 
     form = "wmma.load"
 

@@ -5,9 +5,9 @@ position arithmetic. Instruction operands are parsed on first use (see `Instruct
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..slotted import Node, Value
 from ..spec.decode import Decoded, decode
 from .loads import model_of
 from .operands import parse_operands
@@ -24,22 +24,21 @@ __all__ = ["ELEMENT", "Address", "Expr", "Float", "Int", "Name", "Operand", "Par
 
 # ---------------------------------------------------------------- statements
 
-@dataclass(slots=True)
-class Guard:
-    negated: bool
-    name: Name
-    start: int
-    end: int
+class Guard(Value):
+    __slots__ = FIELDS = ("negated", "name", "start", "end")
+
+    def __init__(self, negated: bool, name: Name, start: int, end: int):
+        self.negated, self.name, self.start, self.end = negated, name, start, end
 
 
-@dataclass(slots=True)
-class LabelDef:
-    name: str
-    start: int
-    end: int
+class LabelDef(Value):
+    __slots__ = FIELDS = ("name", "start", "end")
+
+    def __init__(self, name: str, start: int, end: int):
+        self.name, self.start, self.end = name, start, end
 
 
-class _Located:
+class _Located(Node):
     """Line and column (1-based) of a node's `start` in its module's source."""
     __slots__ = ()
 
@@ -52,24 +51,27 @@ class _Located:
         return self.module.source.position(self.start)[1]
 
 
-@dataclass(slots=True, eq=False)
 class Instruction(_Located):
-    opcode: str                      # dotted mnemonic as written: "ld.global.nc.v4.f32"
-    start: int                       # guard or opcode start
-    end: int                         # after the ';'
-    opcode_start: int
-    operand_start: int
-    operand_text: str
-    guard: Guard | None
-    module: "Module"
-    function: "Function | None" = None
-    scope: "Scope | None" = None
-    labels: list = field(default_factory=list)
-    _operands: list | None = None
-    _load: Any = False               # cached LoadModel / WmmaLoadModel / None
-    operand_error: Any = None        # the Diagnostic of operands that do not parse
-
+    __slots__ = FIELDS = ("opcode", "start", "end", "opcode_start", "operand_start", "operand_text",
+                          "guard", "module", "function", "scope", "labels", "_operands", "_load",
+                          "operand_error")
     kind = "instruction"
+
+    def __init__(self, opcode: str, start: int, end: int, opcode_start: int, operand_start: int,
+                 operand_text: str, guard: Guard | None, module: "Module", function: "Function | None" = None,
+                 scope: "Scope | None" = None, labels: list | None = None, _operands: list | None = None,
+                 _load: Any = False, operand_error: Any = None):
+        self.opcode = opcode                  # dotted mnemonic as written: "ld.global.nc.v4.f32"
+        self.start, self.end = start, end     # guard or opcode start; after the ';'
+        self.opcode_start, self.operand_start, self.operand_text = opcode_start, operand_start, operand_text
+        self.guard, self.module, self.function, self.scope = guard, module, function, scope
+        self.labels = [] if labels is None else labels
+        self._operands = _operands
+        self._load = _load                    # cached LoadModel / WmmaLoadModel / None
+        self.operand_error = operand_error    # the Diagnostic of operands that do not parse
+
+    def __repr__(self) -> str:  # the fields would print the whole module
+        return f"Instruction({self.opcode!r} {self.operand_text.strip()!r} at {self.start})"
 
     @property
     def decoded(self) -> Decoded:
@@ -108,49 +110,60 @@ class Instruction(_Located):
         return self.module.source.text[self.start:self.end]
 
 
-@dataclass(slots=True, eq=False)
 class Variable(_Located):
     """A declaration: `.reg`, `.global`, `.shared`, `.param`, ... (also function parameters)."""
-    name: str
-    space: str                        # ".reg", ".global", ".param", ...
-    type: str                         # ".b32", ".u64", ".pred", ".texref", ...
-    start: int
-    end: int
-    vector: str | None = None         # ".v2" / ".v4"
-    align: int | None = None
-    dims: list = field(default_factory=list)   # array dimensions (None = unsized)
-    range_count: int | None = None    # `%r<100>` declares %r0..%r99
-    init: Any = None
-    linkage: str | None = None        # .extern / .visible / .weak / .common
-    attributes: list = field(default_factory=list)   # e.g. [".managed"], [".unified"]
-    ptr: str | None = None            # `.ptr.global.align 16` on kernel params
-    name_start: int = 0
-    module: "Module | None" = None
-    function: "Function | None" = None
-
+    __slots__ = FIELDS = ("name", "space", "type", "start", "end", "vector", "align", "dims",
+                          "range_count", "init", "linkage", "attributes", "ptr", "name_start", "module",
+                          "function")
     kind = "variable"
 
+    def __init__(self, name: str, space: str, type: str, start: int, end: int, vector: str | None = None,
+                 align: int | None = None, dims: list | None = None, range_count: int | None = None,
+                 init: Any = None, linkage: str | None = None, attributes: list | None = None,
+                 ptr: str | None = None, name_start: int = 0, module: "Module | None" = None,
+                 function: "Function | None" = None):
+        self.name = name
+        self.space = space                    # ".reg", ".global", ".param", ...
+        self.type = type                      # ".b32", ".u64", ".pred", ".texref", ...
+        self.start, self.end = start, end
+        self.vector = vector                  # ".v2" / ".v4"
+        self.align = align
+        self.dims = [] if dims is None else dims                        # array dimensions (None = unsized)
+        self.range_count = range_count        # `%r<100>` declares %r0..%r99
+        self.init = init
+        self.linkage = linkage                # .extern / .visible / .weak / .common
+        self.attributes = [] if attributes is None else attributes      # e.g. [".managed"], [".unified"]
+        self.ptr = ptr                        # `.ptr.global.align 16` on kernel params
+        self.name_start, self.module, self.function = name_start, module, function
+
+    def __repr__(self) -> str:
+        return f"Variable({self.space} {self.type} {self.name!r} at {self.start})"
 
 
-@dataclass(slots=True, eq=False)
-class Directive:
+
+class Directive(Node):
     """Any other directive statement: .version, .target, .loc, .file, .pragma, .maxntid, ..."""
-    name: str                          # ".loc"
-    args: list                         # tokens or raw text
-    start: int
-    end: int
-    raw: str = ""
+    __slots__ = FIELDS = ("name", "args", "start", "end", "raw")
     kind = "directive"
 
+    def __init__(self, name: str, args: list, start: int, end: int, raw: str = ""):
+        self.name = name      # ".loc"
+        self.args = args      # tokens or raw text
+        self.start, self.end, self.raw = start, end, raw
 
-@dataclass(slots=True, eq=False)
-class Block:
+
+class Block(Node):
     """A brace-scoped block: a function body or a nested `{ ... }` with its own declarations."""
-    start: int
-    end: int
-    items: list = field(default_factory=list)    # Instruction | Variable | Directive | Block | LabelDef
-    scope: "Scope | None" = None
+    __slots__ = FIELDS = ("start", "end", "items", "scope")
     kind = "block"
+
+    def __init__(self, start: int, end: int, items: list | None = None, scope: "Scope | None" = None):
+        self.start, self.end = start, end
+        self.items = [] if items is None else items   # Instruction | Variable | Directive | Block | LabelDef
+        self.scope = scope
+
+    def __repr__(self) -> str:
+        return f"Block({self.start}..{self.end}, {len(self.items)} items)"
 
 
 class Scope:
@@ -229,41 +242,52 @@ def spelled_range(var, stem: str) -> frozenset:
     return got
 
 
-@dataclass(slots=True, eq=False)
-class Function:
-    kind_: str                        # ".entry" or ".func"
-    name: str
-    start: int
-    end: int
-    name_start: int = 0
-    linkage: str | None = None
-    params: list = field(default_factory=list)        # Variables
-    returns: list = field(default_factory=list)       # Variables (device functions)
-    directives: list = field(default_factory=list)    # perf directives / pragmas before the body
-    attributes: list = field(default_factory=list)
-    noreturn: bool = False
-    body: Block | None = None
-    module: "Module | None" = None
-
+class Function(Node):
+    __slots__ = FIELDS = ("kind_", "name", "start", "end", "name_start", "linkage", "params", "returns",
+                          "directives", "attributes", "noreturn", "body", "module")
     kind = "function"
+
+    def __init__(self, kind_: str, name: str, start: int, end: int, name_start: int = 0,
+                 linkage: str | None = None, params: list | None = None, returns: list | None = None,
+                 directives: list | None = None, attributes: list | None = None, noreturn: bool = False,
+                 body: Block | None = None, module: "Module | None" = None):
+        self.kind_ = kind_                    # ".entry" or ".func"
+        self.name, self.start, self.end, self.name_start, self.linkage = name, start, end, name_start, linkage
+        self.params = [] if params is None else params                  # Variables
+        self.returns = [] if returns is None else returns               # Variables (device functions)
+        self.directives = [] if directives is None else directives      # perf directives / pragmas before the body
+        self.attributes = [] if attributes is None else attributes
+        self.noreturn, self.body, self.module = noreturn, body, module
+
+    def __repr__(self) -> str:
+        return f"Function({self.kind_} {self.name!r} at {self.start})"
 
     @property
     def is_entry(self) -> bool:
         return self.kind_ == ".entry"
 
 
-@dataclass(slots=True, eq=False)
-class Module:
-    source: "Source"
-    items: list = field(default_factory=list)          # top level: Directive | Variable | Function
-    instructions: list = field(default_factory=list)   # every instruction, in source order
-    functions: dict = field(default_factory=dict)      # name -> Function (definition preferred)
-    diagnostics: list = field(default_factory=list)
-    version: tuple[int, int] | None = None
-    targets: list = field(default_factory=list)        # ["sm_90a", "texmode_independent"]
-    address_size: int | None = None
-    scope: Scope = field(default_factory=Scope)
-    comments: list = field(default_factory=list)       # (start, end) of comments between statements
+class Module(Node):
+    __slots__ = FIELDS = ("source", "items", "instructions", "functions", "diagnostics", "version", "targets",
+                          "address_size", "scope", "comments")
+
+    def __init__(self, source: "Source", items: list | None = None, instructions: list | None = None,
+                 functions: dict | None = None, diagnostics: list | None = None,
+                 version: tuple[int, int] | None = None, targets: list | None = None,
+                 address_size: int | None = None, scope: Scope | None = None, comments: list | None = None):
+        self.source = source
+        self.items = [] if items is None else items                       # top level: Directive | Variable | Function
+        self.instructions = [] if instructions is None else instructions  # every instruction, in source order
+        self.functions = {} if functions is None else functions           # name -> Function (definition preferred)
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.version = version
+        self.targets = [] if targets is None else targets                 # ["sm_90a", "texmode_independent"]
+        self.address_size = address_size
+        self.scope = Scope() if scope is None else scope
+        self.comments = [] if comments is None else comments  # (start, end) of comments between statements
+
+    def __repr__(self) -> str:
+        return f"Module({self.source.filename!r}, {len(self.instructions)} instructions)"
 
     @property
     def target(self) -> str | None:

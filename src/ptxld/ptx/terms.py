@@ -1,86 +1,83 @@
 """Operand nodes: registers and names, literals, sinks, expressions, vectors, addresses.
 
-Every node keeps its source span as character offsets into the module text.
+Every node keeps its source span as character offsets into the module text. The classes are
+plain slotted classes (see `ptxld.slotted`): equal when their fields are.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Union
 
+from ..slotted import Value
 
-@dataclass(slots=True)
-class Name:
+
+class Name(Value):
     """A register, variable, label or function name; `%tid.x` has component 'x'."""
-    name: str
-    start: int
-    end: int
-    component: str | None = None
+    __slots__ = FIELDS = ("name", "start", "end", "component")
+
+    def __init__(self, name: str, start: int, end: int, component: str | None = None):
+        self.name, self.start, self.end, self.component = name, start, end, component
 
     @property
     def text(self) -> str:
         return self.name + ("." + self.component if self.component else "")
 
 
-@dataclass(slots=True)
-class Int:
-    value: int
-    text: str
-    start: int
-    end: int
-    unsigned: bool = False
+class Int(Value):
+    __slots__ = FIELDS = ("value", "text", "start", "end", "unsigned")
+
+    def __init__(self, value: int, text: str, start: int, end: int, unsigned: bool = False):
+        self.value, self.text, self.start, self.end, self.unsigned = value, text, start, end, unsigned
 
 
-@dataclass(slots=True)
-class Float:
-    value: float
-    text: str
-    start: int
-    end: int
-    bits: int | None = None      # exact bits of a 0f/0d literal
-    width: int = 64              # 32 for 0f, 64 for 0d and decimal
+class Float(Value):
+    __slots__ = FIELDS = ("value", "text", "start", "end", "bits", "width")
+
+    def __init__(self, value: float, text: str, start: int, end: int, bits: int | None = None,
+                 width: int = 64):
+        self.value, self.text, self.start, self.end = value, text, start, end
+        self.bits = bits      # exact bits of a 0f/0d literal
+        self.width = width    # 32 for 0f, 64 for 0d and decimal
 
 
-@dataclass(slots=True)
-class Sink:
-    start: int
-    end: int
-    text: str = "_"
+class Sink(Value):
+    __slots__ = FIELDS = ("start", "end", "text")
+
+    def __init__(self, start: int, end: int, text: str = "_"):
+        self.start, self.end, self.text = start, end, text
 
 
 # the `op` of an array element used as an operand, `buf[3]`: Expr(ELEMENT, [Name, index])
 ELEMENT = "element"
 
 
-@dataclass(slots=True)
-class Expr:
+class Expr(Value):
     """A constant or address expression: op is a C operator, or 'cast.s64'/'cast.u64'."""
-    op: str
-    args: list
-    start: int
-    end: int
+    __slots__ = FIELDS = ("op", "args", "start", "end")
+
+    def __init__(self, op: str, args: list, start: int, end: int):
+        self.op, self.args, self.start, self.end = op, args, start, end
 
 
-@dataclass(slots=True)
-class Vector:
-    items: list
-    start: int
-    end: int
+class Vector(Value):
+    __slots__ = FIELDS = ("items", "start", "end")
+
+    def __init__(self, items: list, start: int, end: int):
+        self.items, self.start, self.end = items, start, end
 
 
-@dataclass(slots=True)
-class Address:
+class Address(Value):
     """`[base]`, `[base+imm]`, `[imm]`, `[var+imm]`, optional `.unified` suffix.
 
     `base` is a Name (register or variable) or None for an immediate address; `offset` is the byte
     offset (already evaluated); `items` holds extra comma-separated parts (texture operands).
     """
-    base: Name | None
-    offset: int
-    start: int
-    end: int
-    unified: bool = False
-    offset_expr: Any = None
-    items: list = field(default_factory=list)
+    __slots__ = FIELDS = ("base", "offset", "start", "end", "unified", "offset_expr", "items")
+
+    def __init__(self, base: Name | None, offset: int, start: int, end: int, unified: bool = False,
+                 offset_expr: Any = None, items: list | None = None):
+        self.base, self.offset, self.start, self.end = base, offset, start, end
+        self.unified, self.offset_expr = unified, offset_expr
+        self.items = [] if items is None else items
 
     @property
     def mode(self) -> str:
@@ -90,20 +87,19 @@ class Address:
         return kind + ("+offset" if self.offset_expr is not None else "")
 
 
-@dataclass(slots=True)
-class ParenList:
-    items: list
-    start: int
-    end: int
+class ParenList(Value):
+    __slots__ = FIELDS = ("items", "start", "end")
+
+    def __init__(self, items: list, start: int, end: int):
+        self.items, self.start, self.end = items, start, end
 
 
-@dataclass(slots=True)
-class PredPair:
+class PredPair(Value):
     """`p|q` dual destination of setp."""
-    first: Any
-    second: Any
-    start: int
-    end: int
+    __slots__ = FIELDS = ("first", "second", "start", "end")
+
+    def __init__(self, first: Any, second: Any, start: int, end: int):
+        self.first, self.second, self.start, self.end = first, second, start, end
 
 
 Operand = Union[Name, Int, Float, Sink, Expr, Vector, Address, ParenList, PredPair]

@@ -5,7 +5,7 @@ Source: the PTX ISA release notes (the .target table of each version).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..slotted import Record
 
 # PTX version -> targets introduced by it.
 TARGETS_ADDED: dict[tuple[int, int], tuple[str, ...]] = {
@@ -44,12 +44,10 @@ PLATFORM_OPTIONS: dict[str, tuple[int, int]] = {
 _TARGET_RE = re.compile(r"^(?:sm|compute)_(\d+)([af]?)$")
 
 
-@dataclass(frozen=True)
-class Target:
-    """A parsed `.target` architecture: `sm_90a` -> number 90, suffix 'a'."""
-    name: str
-    number: int
-    suffix: str  # '', 'a' (architecture-specific) or 'f' (family-specific)
+class Target(Record):
+    """A parsed `.target` architecture: `sm_90a` -> number 90, suffix '' | 'a'
+    (architecture-specific) | 'f' (family-specific)."""
+    __slots__ = FIELDS = ("name", "number", "suffix")
 
     @property
     def family(self) -> int:

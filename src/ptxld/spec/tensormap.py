@@ -10,17 +10,15 @@ the ISA's, which for element types is not the CUDA driver's `CUtensorMapDataType
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..slotted import Record
 
 
-@dataclass(frozen=True)
-class ElemType:
-    """One `.elemtype` code: the ISA's name, the bytes one element occupies (None for the packed
-    sub-byte types, whose unit is a group of 16 values) and whether it is a floating-point type
-    (which an out-of-bounds NaN fill needs)."""
-    name: str
-    size: int | None
-    floating: bool = False
+class ElemType(Record):
+    """One `.elemtype` code: the ISA's `name`, the bytes one element occupies (`size`; None for
+    the packed sub-byte types, whose unit is a group of 16 values) and whether it is a
+    `floating`-point type (which an out-of-bounds NaN fill needs)."""
+    __slots__ = FIELDS = ("name", "size", "floating")
+    DEFAULTS = {"floating": False}
 
 
 #: `.elemtype` new values, by code (PTX ISA table order; codes 13..15 since PTX ISA 8.7)
@@ -49,20 +47,15 @@ FILL_MODES: tuple[str, ...] = ("zero", "nan")
 MAX_RANK = 5
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record):
     """One `tensormap.replace` field: whether it takes an ordinal (a dimension), the largest
     ordinal, the range of valid new values (the tensor-map rules of the ISA and of
     cuTensorMapEncode: box extents 1..256, traversal strides 1..8, byte strides multiples of 16
     below 2^40; None: any value of the operand's width) and whether the new value must be an
     immediate (ptxas 13.0 refuses a register there)."""
-    name: str
-    ordinal: bool = False
-    max_ordinal: int = MAX_RANK - 1
-    min_value: int = 0
-    max_value: int | None = None
-    multiple: int = 1
-    immediate: bool = False
+    __slots__ = FIELDS = ("name", "ordinal", "max_ordinal", "min_value", "max_value", "multiple", "immediate")
+    DEFAULTS = {"ordinal": False, "max_ordinal": MAX_RANK - 1, "min_value": 0, "max_value": None,
+                "multiple": 1, "immediate": False}
 
 
 FIELDS: dict[str, Field] = {f.name: f for f in (
