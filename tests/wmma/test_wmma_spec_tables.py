@@ -210,3 +210,9 @@ def test_illegal_queries_raise_keyerror():
         spec.fragment("m16n16k8", "c", "f16")  # ptxas §5.3 builtin error: not legal
     assert not spec.is_legal("m8n8k32", "a", "s4", "col")
     assert spec.is_legal("m8n8k32", "a", "s4", "row")
+
+
+def test_tables_are_consistent():
+    """Every fragment splits over 32 lanes in 1/2/4/8 registers, its default strides meet its
+    alignment rule, and every wmma.mma names fragments that exist."""
+    spec.self_check()

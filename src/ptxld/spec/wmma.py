@@ -24,8 +24,7 @@ Conventions: ``matrix`` is ``"a" | "b" | "c" | "d"`` (``c`` is what ``wmma.load.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..slotted import Record
 from .gates import Gate
 from .isa import Group, InstructionSpec
 
@@ -82,20 +81,14 @@ def aligned_rule(ptx_version: tuple[int, int]) -> str:
 # Fragments
 
 
-@dataclass(frozen=True)
-class FragmentSpec:
-    """One legal (shape, matrix, type) of wmma.load (a/b/c) or wmma.store (d)."""
+class FragmentSpec(Record):
+    """One legal (shape, matrix, type) of wmma.load (a/b/c) or wmma.store (d): `nregs` registers
+    in the brace list, of `register_bits` (32, or 64 for f64 fragments), the memory `layouts`
+    allowed for this matrix, `source` "isa" (the PTX ISA table) or "ptxas extension"."""
 
-    shape: str
-    matrix: str
-    type: str
-    nregs: int  # registers in the brace list
-    register_bits: int  # 32, or 64 for f64 fragments
-    register_classes: tuple[str, ...]
-    layouts: tuple[str, ...]  # memory layouts allowed for this matrix
-    gate: Gate
-    source: str = "isa"  # "isa" (the PTX ISA table) or "ptxas extension"
-    note: str = ""
+    __slots__ = FIELDS = ("shape", "matrix", "type", "nregs", "register_bits", "register_classes", "layouts",
+                          "gate", "source", "note")
+    DEFAULTS = {"source": "isa", "note": ""}
 
     # -- derived facts -------------------------------------------------------------------
     @property
@@ -248,22 +241,15 @@ def legal_combinations(*, include_extensions: bool = True) -> tuple[FragmentSpec
 # wmma.mma
 
 
-@dataclass(frozen=True)
-class MmaSpec:
-    """One legal wmma.mma combination: D (dtype) = A (atype) · B (btype) + C (ctype)."""
+class MmaSpec(Record):
+    """One legal wmma.mma combination: D (dtype) = A (atype) · B (btype) + C (ctype). `satfinite`:
+    .satfinite accepted, up to PTX version `satfinite_last_ptx` (floating point); `roundings`:
+    the rounding modifiers (f64), the first the default; `op`: "xor.popc" / "and.popc" for b1."""
 
-    shape: str
-    atype: str
-    btype: str
-    ctype: str
-    dtype: str
-    gate: Gate
-    alayouts: tuple[str, ...] = _BOTH
-    blayouts: tuple[str, ...] = _BOTH
-    satfinite: bool = False  # .satfinite accepted
-    satfinite_last_ptx: tuple[int, int] | None = None  # last PTX version accepting it (FP)
-    roundings: tuple[str, ...] = ()  # rounding modifiers (f64); first is the default
-    op: str | None = None  # "xor.popc" / "and.popc" for b1
+    __slots__ = FIELDS = ("shape", "atype", "btype", "ctype", "dtype", "gate", "alayouts", "blayouts",
+                          "satfinite", "satfinite_last_ptx", "roundings", "op")
+    DEFAULTS = {"alayouts": _BOTH, "blayouts": _BOTH, "satfinite": False, "satfinite_last_ptx": None,
+                "roundings": (), "op": None}
 
     @property
     def key(self) -> tuple:
@@ -320,10 +306,11 @@ def mma_combinations() -> tuple[MmaSpec, ...]:
 
 
 # --------------------------------------------------------------------------------------------
-# Self-check: the tables must be internally consistent (runs at import; cheap).
+# Self-check: the tables must be internally consistent (the wmma table tests run it; not at
+# import, which every check of a wmma kernel would pay).
 
 
-def _self_check() -> None:
+def self_check() -> None:
     problems: list[str] = []
     for f in _FRAGMENTS.values():
         rows, cols = f.dims
@@ -351,9 +338,6 @@ def _self_check() -> None:
                 problems.append(f"mma {m.key}: fragment {matrix} .{t} missing")
     if problems:
         raise RuntimeError("ptxld.spec.wmma tables are inconsistent:\n  " + "\n  ".join(problems))
-
-
-_self_check()
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,8 +9,7 @@ negates either (a xor b) or c, not both ("Operand negation limited to ...").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...slotted import Record
 from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
 
@@ -85,8 +84,7 @@ NAMES = tuple(r.name for r in RECORDS)
 SIMD = {f"{op}{k}": (op, int(k)) for op in SIMD_OPS + ("vset",) for k in "24"}
 
 
-@dataclass(frozen=True)
-class ScalarLowering:
+class ScalarLowering(Record):
     """What a GPU computes for a scalar video instruction where it departs from the PTX ISA's
     pseudocode. Since sm_50 there is no video unit: ptxas lowers each scalar video instruction to
     a sequence of integer instructions on a 64-bit intermediate, and these are the rules of that
@@ -105,10 +103,8 @@ class ScalarLowering:
     - `unsigned_sat_caps`: `.sat` to .u32 clamps at 0xFFFFFFFF; without it only negative
       results become 0 and larger ones keep their low 32 bits.
     """
-    secop_on_word: bool = False
-    sat_bits: int = 64
-    merge_clamps_subword: bool = True
-    unsigned_sat_caps: bool = False
+    __slots__ = FIELDS = ("secop_on_word", "sat_bits", "merge_clamps_subword", "unsigned_sat_caps")
+    DEFAULTS = {"secop_on_word": False, "sat_bits": 64, "merge_clamps_subword": True, "unsigned_sat_caps": False}
 
 
 SCALAR_LOWERING = {
