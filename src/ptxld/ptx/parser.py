@@ -52,6 +52,8 @@ _FAST_HEADER = re.compile(
     rf"\s*(?:(\.visible|\.weak)\s+)?(\.entry|\.func)(?![\w$])\s*(?:\((\s*{_PARAM}\s*)\)\s*)?({_NAME})\s*"
     rf"(?:\(((?:\s*{_PARAM}\s*,)*\s*{_PARAM}\s*|\s*)\))?\s*")
 _FAST_PARAM = re.compile(_PARAM)
+# what a function header starts with (`_opens_block` reads the same from its words)
+_FUNCTION_START = re.compile(r"\s*(?:(?:\.extern|\.visible|\.weak|\.common)\s+)*\.(?:entry|func)")
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
 # a complete module header directive, which may share its line with the next statement
 _HEADER_DIRECTIVE = re.compile(r"\.version[ \t]+\d+\.\d+|\.address_size[ \t]+\d+"
@@ -314,6 +316,8 @@ class _Parser:
 
     def _opens_block(self, pend: int, brace: int, comments: list) -> bool:
         """Does a `{` after pending text open a body? True for function headers and `.section`."""
+        if not comments and _FUNCTION_START.match(self.text, pend, brace) is not None:
+            return True  # the common case, without splitting the whole header into words
         text = self._stmt_text(pend, brace, comments)
         words = text.split()
         if not words:
