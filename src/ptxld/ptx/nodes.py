@@ -225,6 +225,14 @@ class Scope:
                     table[name] = (first.get(name, v.start) if first else v.start, v)
         return table
 
+    def declared(self) -> dict:
+        """`declarations()` as name -> declaration (a new dict); only where that is not None."""
+        out: dict = {}
+        for stem, r in self.ranges.items():
+            out.update(dict.fromkeys(spelled_range(r, stem), r))
+        out.update((name, v) for name, v in self.names.items() if v is not None)
+        return out
+
 
 _SPELLED: dict = {}
 _SPELLED_RANGE_LIMIT = 1 << 16
