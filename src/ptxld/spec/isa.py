@@ -181,29 +181,27 @@ class InstructionSpec:
         return _form_operands(self, form)
 
 
+# a template's parts: `{.a.b}` (optional values) or `.x` (a required value or group name)
+_TEMPLATE_PART = re.compile(r"\{([^{}]*)\}|(\.[^.{}]+)|(\S)")
+
+
 def _split_template(template: str) -> list[tuple[str, bool]]:
     """`{.rnd}{.ftz}.f32` -> [(".rnd", False), (".ftz", False), (".f32", True)]."""
     out = []
-    pos = 0
     t = template.strip()
-    while pos < len(t):
-        if t[pos] == "{":
-            end = t.index("}", pos)
-            for part in t[pos + 1:end].split(".")[1:]:
-                out.append(("." + part, False))
-            pos = end + 1
-        elif t[pos] == ".":
-            end = pos + 1
-            while end < len(t) and t[end] not in ".{":
-                end += 1
-            out.append((t[pos:end], True))
-            pos = end
+    for optional, required, bad in _TEMPLATE_PART.findall(t):
+        if bad:
+            raise ValueError(f"bad form template {template!r} at {t[t.index(bad):]!r}")
+        if required:
+            out.append((required, True))
         else:
-            raise ValueError(f"bad form template {template!r} at {t[pos:]!r}")
+            out.extend(("." + part, False) for part in optional.split(".")[1:])
     return out
 
 
 _SLOT_CACHE: dict = {}
+_OPERAND_SPECS: dict = {}  # role text ("=reg:type") -> its OperandSpec (never changed once made)
+_GROUP_VALUES: dict = {}  # record name -> {group name: frozenset of its values}
 
 
 def _form_slots(spec: InstructionSpec, form: Form) -> tuple[Slot, ...]:
@@ -211,12 +209,16 @@ def _form_slots(spec: InstructionSpec, form: Form) -> tuple[Slot, ...]:
     got = _SLOT_CACHE.get(key)
     if got is not None:
         return got
-    names = {g.name: g for g in spec.groups}
+    values_of = _GROUP_VALUES.get(spec.name)
+    if values_of is None:
+        values_of = _GROUP_VALUES[spec.name] = {g.name: frozenset(g.values) for g in spec.groups}
     slots: list[Slot] = []
+    used: set = set()
     for item, required in _split_template(form.template):
         word = item[1:]
-        if word in names:
-            values = form.where.get(word, names[word].values)
+        if word in values_of:
+            restricted = form.where.get(word)
+            values = values_of[word] if restricted is None else frozenset(restricted)
             group = word
         else:
             groups = spec.slots_of.get(item)
@@ -224,9 +226,10 @@ def _form_slots(spec: InstructionSpec, form: Form) -> tuple[Slot, ...]:
                 raise ValueError(f"{spec.name}: form {form.template!r} names {item!r}, which is "
                                  "neither a group nor a value of one")
             # a value shared by positional groups fills the next one not yet used in this form
-            group = next((g for g in groups if g not in {s.group for s in slots}), groups[0])
-            values = (item,)
-        slots.append(Slot(group, frozenset(values), required))
+            group = next((g for g in groups if g not in used), groups[0])
+            values = frozenset((item,))
+        used.add(group)
+        slots.append(Slot(group, values, required))
     out = tuple(slots)
     _SLOT_CACHE[key] = out
     return out
@@ -255,8 +258,11 @@ def _form_operands(spec: InstructionSpec, form: Form):
             if spec_text is None:
                 raise ValueError(f"{spec.name}: form {form.template!r} uses operand {role!r}, "
                                  "which `operands` does not define")
-            write = spec_text.startswith("=")
-            out.append((role, OperandSpec.parse(spec_text.lstrip("="), write=write), optional))
+            parsed = _OPERAND_SPECS.get(spec_text)
+            if parsed is None:  # records repeat a few role texts in many forms: parse each once
+                parsed = _OPERAND_SPECS[spec_text] = OperandSpec.parse(
+                    spec_text.lstrip("="), write=spec_text.startswith("="))
+            out.append((role, parsed, optional))
         if closing:
             optional = False
     result = tuple(out)
