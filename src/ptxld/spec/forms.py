@@ -39,25 +39,36 @@ def mismatch(spec: InstructionSpec, form: Form, d: Decoded) -> Mismatch:
 
 
 _MATCHES: dict = {}
-_NAMED: dict = {}
+_SHAPES: dict = {}
+
+
+def _shape(spec: InstructionSpec, form: Form) -> tuple[dict, frozenset]:
+    """A form's slots as ({group: the values it allows}, the groups it requires)."""
+    key = (spec.name, form)
+    got = _SHAPES.get(key)
+    if got is None:
+        allowed: dict = {}
+        required = set()
+        for s in spec.slots(form):
+            allowed[s.group] = allowed[s.group] & s.values if s.group in allowed else s.values
+            if s.required:
+                required.add(s.group)
+        got = _SHAPES[key] = (allowed, frozenset(required))
+    return got
 
 
 def _matches(spec: InstructionSpec, form: Form, d: Decoded) -> bool:
     """`mismatch(spec, form, d).distance == 0`, without building the differences (every
     distinct opcode of a module is matched against each form of its record once)."""
+    allowed, required = _shape(spec, form)
     written = d.slots
-    for s in spec.slots(form):
-        w = written.get(s.group)
-        if w is None:
-            if s.required:
-                return False
-        elif w[0] not in s.values:
+    if not written.keys() >= required:
+        return False
+    for group, w in written.items():
+        values = allowed.get(group)
+        if values is None or w[0] not in values:
             return False
-    key = (spec.name, form)
-    named = _NAMED.get(key)
-    if named is None:
-        named = _NAMED[key] = frozenset(s.group for s in spec.slots(form))
-    return all(g in named for g in written)
+    return True
 
 
 def matching_forms(d: Decoded) -> tuple[Form, ...]:
