@@ -78,7 +78,8 @@ def test_every_body_is_checked_by_some_process_however_the_claims_fall(monkeypat
     monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
     text = _module_with_errors()
     seq = check_source(text, filename="m.ptx")
-    alone = _check_share((text, "m.ptx", False, _Claims(function_bodies(text)), None))
+    bodies = function_bodies(text)
+    alone = _check_share((text, "m.ptx", False, bodies, _Claims(len(bodies)), None))
     assert [(d.code, d.line) for d in alone] == [(d.code, d.line) for d in seq]
     legacy = ".version 8.0\n.target sm_90\n" + "".join(
         f".entry k{i}()\n{{\n.reg .b32 %r<3>;\nld.global.u32 %r1, [%r2];\nst.global.u32 [%r2], %r1;\n}}\n"
@@ -122,3 +123,27 @@ def test_calls_into_a_body_another_process_checks_are_matched_against_its_declar
     for workers in (2, 3, 4):
         par = check_source_parallel(text, workers=workers)
         assert [(d.code, d.line, d.message) for d in par] == seq
+
+
+def _kernel_files() -> list[str]:
+    root = os.path.join(os.path.dirname(__file__), "..", "kernels", "ptx")
+    return sorted(os.path.join(d, n) for d, _, names in os.walk(root) for n in names if n.endswith(".ptx"))
+
+
+@pytest.mark.parametrize("path", _kernel_files(), ids=os.path.basename)
+def test_two_shares_of_every_kernel_file_give_the_sequential_diagnostics(path):
+    """Each body parsed and checked by the share that takes it, the two shares merged: the
+    sequential diagnostics, for every committed kernel file (with errors planted in it)."""
+    from ptxld.checker import check_shared
+    from ptxld.checker.parallel import _merged
+    text = open(path, encoding="utf-8").read()
+    planted = text.replace("ld.global.", "ld.global.zz.", 2).replace("add.s32", "addd.s32", 1)
+    for source in (text, planted):
+        bodies = function_bodies(source)
+        seq = check_source(source, filename="m.ptx")
+        for split in (0, 1):
+            shares = [check_shared(source, bodies, lambda i, k=k: i % 2 == (k + split) % 2, filename="m.ptx")
+                      for k in (0, 1)]
+            par = _merged(source, shares, None, "m.ptx")
+            assert [(d.code, d.start, d.end, d.message) for d in par] == \
+                   [(d.code, d.start, d.end, d.message) for d in seq]

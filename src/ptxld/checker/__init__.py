@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
-from ..ptx.parser import no_gc, parse
+from ..ptx.parser import no_gc, parse, parse_body
 from ..ptx.source import Source
 from ..ptx.syntax import non_ascii_error, operand_errors
 # the rule modules: each registers its checking functions and their rules on import
@@ -67,9 +67,65 @@ def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
 def check_module(module, *, strict: bool = False, cap: bool = True,
                  enabled: frozenset | None = None) -> list[Diagnostic]:
     c = Checker(module, strict, enabled)
+    return _checked(c, _run, cap, enabled)
+
+
+def check_shared(source: str, bodies: list[tuple[int, int]], take, *, filename: str = "<string>",
+                 strict: bool = False, enabled: frozenset | None = None) -> list[Diagnostic]:
+    """`diagnose` for one of several processes sharing a module: the module is parsed with the
+    function `bodies` ((start, end) inside each `{ }`) left out, then each body that `take(i)`
+    hands to this process (True: nobody has it yet) is parsed and checked before the next is
+    taken, so the processes share the bodies by the time they take to check, not just to parse.
+    The module's own rules run last, on what this process parsed."""
+    if not source.isascii():
+        return [non_ascii_error(Source(source, filename))]
+    with no_gc():
+        skipped: list = []
+
+        class _Skip(dict):  # every body the parser leaves out, in text order
+            def get(self, start, default=None):
+                end = dict.get(self, start)
+                if end is not None:
+                    skipped.append(start)
+                return end
+
+        try:
+            module = parse(source, filename=filename, eager=False, skip_bodies=_Skip(bodies))
+        except RecursionError:
+            return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
+                               filename=filename)]
+        except Exception as e:  # a parser bug: still no exception for the caller
+            return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
+                               1, 1, 0, 1, filename=filename,
+                               notes=["this is a bug in ptxld; please report it with the input"])]
+        index = {start: i for i, (start, _) in enumerate(bodies)}
+        ends = dict(bodies)
+        owner = {f.body.start + 1: f for f in module.items
+                 if getattr(f, "kind", None) == "function" and f.body is not None}
+        c = Checker(module, strict, enabled)
+
+        def run(c: Checker) -> None:
+            p = _Pass(c)
+            p.instructions(module.instructions)  # those outside the bodies left out: every process's
+            p.names()
+            for start in skipped:
+                if not take(index[start]):
+                    continue
+                k = len(module.instructions)
+                parse_body(module, owner[start], start - 1, ends[start])
+                p.instructions(module.instructions[k:])
+                p.names()
+            for check in c.checks[Trigger.MODULE]:
+                check(c)
+
+        return _checked(c, run, False, enabled)
+
+
+def _checked(c: Checker, run, cap: bool, enabled: frozenset | None) -> list[Diagnostic]:
+    module = c.module
     try:
         with no_gc():
-            _run(c)
+            run(c)
     except RecursionError:
         c.diags.append(Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                                   filename=module.source.filename))
@@ -131,86 +187,108 @@ def _kind(opcode: str) -> int:
 
 
 def _run(c: Checker) -> None:
-    run = c.checks
-    for check in run[Trigger.MODULE]:
+    for check in c.checks[Trigger.MODULE]:
         check(c)
-    unknown, guard, ld_opcode, ld_operands = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
-                                     run[Trigger.LD_OPCODE], run[Trigger.LD])
-    store, record, wmma_load = run[Trigger.STORE], run[Trigger.INSTRUCTION], run[Trigger.WMMA_LOAD]
-    family = run[Trigger.FAMILY]
-    clean_ld, clean_plain_ld = c.clean_ld, c.clean_plain_ld
-    # every instruction's operands are checked for declared names together, by scope
-    together: dict = {}
-    kind_of = _KIND_OF
-    record_for: dict = {}  # opcode -> the INSTRUCTION checks that run on its record
-    for ins in c.module.instructions:
-        kind = kind_of.get(ins.opcode)
-        if kind is None:
-            kind = _kind(ins.opcode)
-        if kind == _UNKNOWN:
-            for check in unknown:
-                check(c, ins)
-            continue
-        scope = ins.scope or ins.module.scope
-        group = together.get(scope)
-        if group is None:
-            group = together[scope] = []
-            c.first[scope] = ins.start
-        group.append(ins)
-        if ins.guard is not None:
-            for check in guard:
-                check(c, ins)
-        if kind == _PLAIN:
-            continue
-        if kind == _LD:
-            plain = plain_ld_key(c, ins)
-            if plain is not None and plain in clean_plain_ld:
+    p = _Pass(c)
+    p.instructions(c.module.instructions)
+    p.names()
+
+
+class _Pass:
+    """The per-instruction rules over a module's instructions, given in one batch or several
+    (`check_shared`: a function body at a time), then the declared-name rules of the scopes a
+    batch met."""
+
+    def __init__(self, c: Checker):
+        self.c = c
+        # every instruction's operands are checked for declared names together, by scope
+        self.together: dict = {}
+        self.record_for: dict = {}  # opcode -> the INSTRUCTION checks that run on its record
+
+    def instructions(self, batch) -> None:  # noqa: C901 - one branch per kind of instruction
+        c = self.c
+        run = c.checks
+        unknown, guard, ld_opcode, ld_operands = (run[Trigger.UNKNOWN_INSTRUCTION], run[Trigger.GUARD],
+                                                  run[Trigger.LD_OPCODE], run[Trigger.LD])
+        store, record, wmma_load = run[Trigger.STORE], run[Trigger.INSTRUCTION], run[Trigger.WMMA_LOAD]
+        family = run[Trigger.FAMILY]
+        clean_ld, clean_plain_ld = c.clean_ld, c.clean_plain_ld
+        together = self.together
+        kind_of = _KIND_OF
+        record_for = self.record_for
+        for ins in batch:
+            kind = kind_of.get(ins.opcode)
+            if kind is None:
+                kind = _kind(ins.opcode)
+            if kind == _UNKNOWN:
+                for check in unknown:
+                    check(c, ins)
                 continue
-            before_ld = len(c.diags)
-            m = ins.load
-            if isinstance(m, LoadModel):
-                op = m.facts
-                unified = m.address is not None and m.address.unified
-                if unified or op not in clean_ld:
-                    before = len(c.diags)
-                    for check in ld_opcode:
+            scope = ins.scope or ins.module.scope
+            group = together.get(scope)
+            if group is None:
+                group = together[scope] = []
+                c.first[scope] = ins.start
+            group.append(ins)
+            if ins.guard is not None:
+                for check in guard:
+                    check(c, ins)
+            if kind == _PLAIN:
+                continue
+            if kind == _LD:
+                plain = plain_ld_key(c, ins)
+                if plain is not None and plain in clean_plain_ld:
+                    continue
+                before_ld = len(c.diags)
+                m = ins.load
+                if isinstance(m, LoadModel):
+                    op = m.facts
+                    unified = m.address is not None and m.address.unified
+                    if unified or op not in clean_ld:
+                        before = len(c.diags)
+                        for check in ld_opcode:
+                            check(c, ins, m)
+                        # These rules read nothing but the opcode, except under `.L2::evict_*` and
+                        # `.v8` (they look at the destinations) and on a `.unified` address: an
+                        # opcode that passed them once passes them everywhere in this module.
+                        if (len(c.diags) == before and not unified and op.vec != ".v8"
+                                and "l2_evict" not in m.quals):
+                            clean_ld.add(op)
+                    for check in ld_operands:
                         check(c, ins, m)
-                    # These rules read nothing but the opcode, except under `.L2::evict_*` and
-                    # `.v8` (they look at the destinations) and on a `.unified` address: an
-                    # opcode that passed them once passes them everywhere in this module.
-                    if (len(c.diags) == before and not unified and op.vec != ".v8"
-                            and "l2_evict" not in m.quals):
-                        clean_ld.add(op)
-                for check in ld_operands:
-                    check(c, ins, m)
-                if plain is not None and len(c.diags) == before_ld and op in clean_ld:
-                    clean_plain_ld.add(plain)
-        elif kind == _STORE:
-            for check in store:
-                check(c, ins)
-        elif kind == _RECORD or kind == _STORE_RECORD:
-            if kind == _STORE_RECORD:
+                    if plain is not None and len(c.diags) == before_ld and op in clean_ld:
+                        clean_plain_ld.add(plain)
+            elif kind == _STORE:
                 for check in store:
                     check(c, ins)
-            checks = record_for.get(ins.opcode)
-            if checks is None:
-                checks = applicable(record, ins.decoded.name)
-                before = len(c.diags)
+            elif kind == _RECORD or kind == _STORE_RECORD:
+                if kind == _STORE_RECORD:
+                    for check in store:
+                        check(c, ins)
+                checks = record_for.get(ins.opcode)
+                if checks is None:
+                    checks = applicable(record, ins.decoded.name)
+                    before = len(c.diags)
+                    for check in checks:
+                        check(c, ins)
+                    # the opcode-only rules found nothing: nothing on this opcode's other instructions
+                    record_for[ins.opcode] = checks if len(c.diags) != before else without_opcode_only(checks)
+                    continue
                 for check in checks:
                     check(c, ins)
-                # the opcode-only rules found nothing: nothing on this opcode's other instructions
-                record_for[ins.opcode] = checks if len(c.diags) != before else without_opcode_only(checks)
-                continue
-            for check in checks:
-                check(c, ins)
-        elif kind == _FAMILY:
-            for check in family:
-                check(c, ins, ins.decoded)
-        elif kind == _WMMA_LOAD:
-            m = ins.load
-            if isinstance(m, WmmaLoadModel):
-                for check in wmma_load:
-                    check(c, ins, m)
-    for check in run[Trigger.NAMES]:
-        for scope, group in together.items():
-            check(c, scope, group)
+            elif kind == _FAMILY:
+                for check in family:
+                    check(c, ins, ins.decoded)
+            elif kind == _WMMA_LOAD:
+                m = ins.load
+                if isinstance(m, WmmaLoadModel):
+                    for check in wmma_load:
+                        check(c, ins, m)
+
+    def names(self) -> None:
+        """The declared-name rules on the scopes met since the last call."""
+        c = self.c
+        for check in c.checks[Trigger.NAMES]:
+            for scope, group in self.together.items():
+                check(c, scope, group)
+        self.together = {}

@@ -1,10 +1,11 @@
 """Checking on several cores: one big module split by functions, or many files.
 
-A big module: every process parses the whole module text but leaves out the function bodies
-other processes have taken, so offsets, lines and columns stay exact and module-level
-declarations and function headers are seen by every process. Bodies are handed out as the
-processes reach them (`_Claims`): the first to reach a body takes it, so a process on a slower
-core simply takes fewer (two busy vCPUs of a VM often run at different speeds). Diagnostics
+A big module: every process parses the module text without its function bodies, so offsets,
+lines and columns stay exact and module-level declarations and function headers are seen by
+every process; then each process takes the next body nobody has taken yet (`_Claims`), parses
+and checks it, and takes another. A body is taken when the process is ready to check it, so the
+processes end together however the bodies differ in the time they take (a process on a slower
+core simply takes fewer: two busy vCPUs of a VM often run at different speeds). Diagnostics
 found by more than one process (module-level ones) are kept once.
 
 The work is shared by plain `fork`: the parent takes the first share itself and each child
@@ -17,7 +18,7 @@ import os
 import re
 
 from ..diagnostics import Diagnostic
-from . import apply_suppressions, capped, check_source, codes_to_run, diagnose, enabled_codes
+from . import apply_suppressions, capped, check_shared, check_source, codes_to_run, enabled_codes
 
 # Below this size one process is faster than starting another.
 MIN_BYTES = 1_000_000
@@ -93,25 +94,19 @@ def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
 
 
 class _Claims:
-    """The function bodies as `parse(skip_bodies=...)` asks for them: `get(start)` claims an
-    unclaimed body for this process (None: parse it) and gives the end of one another process
-    claimed (skip it). Claims are bytes in memory shared across `fork`; two processes claiming
-    one body at the same instant both parse it, which only repeats diagnostics the merge drops."""
+    """Which process has taken each function body: `take(i)` takes body i for this process
+    unless another took it first. Bytes in memory shared across `fork`; two processes taking
+    one body at the same instant both check it, which only repeats diagnostics the merge drops."""
 
-    def __init__(self, bodies: list[tuple[int, int]]):
+    def __init__(self, count: int):
         import mmap
-        self.ends = dict(bodies)
-        self.index = {s: i for i, (s, _) in enumerate(bodies)}
-        self.flags = mmap.mmap(-1, max(1, len(bodies)))
+        self.flags = mmap.mmap(-1, max(1, count))
 
-    def get(self, start: int) -> int | None:
-        i = self.index.get(start)
-        if i is None:
-            return None
+    def take(self, i: int) -> bool:
         if self.flags[i]:
-            return self.ends[start]
+            return False
         self.flags[i] = 1
-        return None
+        return True
 
 
 # Diagnostics whose count depends on the whole module (reported once per module, or capped):
@@ -120,8 +115,8 @@ _WHOLE_MODULE = frozenset({"PTX0006", "PTX0308"})
 
 
 def _check_share(job) -> list[Diagnostic]:
-    text, filename, strict, claims, enabled = job
-    return diagnose(text, filename=filename, strict=strict, skip_bodies=claims, enabled=enabled)
+    text, filename, strict, bodies, claims, enabled = job
+    return check_shared(text, bodies, claims.take, filename=filename, strict=strict, enabled=enabled)
 
 
 def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool = False,
@@ -134,17 +129,24 @@ def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool
     if len(bodies) < 2 or not hasattr(os, "fork"):
         return check_source(text, **settings)
     enabled = enabled_codes([(select, ignore)])
-    claims = _Claims(bodies)
-    seen, out = set(), []
-    job = (text, filename, strict, claims, codes_to_run(text, enabled))
+    claims = _Claims(len(bodies))
+    job = (text, filename, strict, bodies, claims, codes_to_run(text, enabled))
     shares = fork_map(_check_share, [job] * min(workers, len(bodies)),
                       redo=False)  # the bodies a dead child claimed are gone from every share
     if any(diags is None for diags in shares):
         return check_source(text, **settings)
+    out = _merged(text, shares, enabled, filename)
+    return check_source(text, **settings) if out is None else out
+
+
+def _merged(text: str, shares: list, enabled, filename: str) -> list[Diagnostic] | None:
+    """The shares' diagnostics, each once, sorted, suppressions applied and capped; None when a
+    share reported something whose count depends on the whole module (check it in one process)."""
+    seen, out = set(), []
     for diags in shares:
         for d in diags:
             if d.code in _WHOLE_MODULE:
-                return check_source(text, **settings)
+                return None
             key = (d.code, d.start, d.end, d.message)
             if key not in seen:
                 seen.add(key)

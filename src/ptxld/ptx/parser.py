@@ -88,6 +88,15 @@ def parse(text: str, *, filename: str = "<string>", eager: bool = True,
     return module
 
 
+def parse_body(module: Module, function: Function, brace: int, end: int) -> None:
+    """Parse one function body that `parse(skip_bodies=...)` left out of `module`: `brace` is the
+    offset of its `{`, `end` that of its `}`. Its statements join the function as if parsed with
+    the module (instructions are appended to `module.instructions`)."""
+    p = _Parser(module)
+    p.open_block(brace, function)
+    p.run(brace + 1, end + 1)
+
+
 @contextlib.contextmanager
 def no_gc():
     """Building a big tree allocates millions of objects and no garbage: the cyclic collector's
@@ -110,9 +119,10 @@ class _Parser:
         self.stack: list[tuple] = [(None, module.scope, None)]
 
     # ------------------------------------------------------------ pass 1: statements
-    def run(self) -> None:
-        text, n = self.text, len(self.text)
-        pos = 0
+    def run(self, pos: int = 0, body_end: int | None = None) -> None:
+        """Parse from `pos` to the end of the text; with `body_end` (just after the `}` of the
+        function body opened before the call), to the end of that body."""
+        text, n = self.text, len(self.text) if body_end is None else body_end
         pend = -1            # start of the pending statement
         eol = False          # pending statement ends at newline
         comments: list = []  # comment spans inside the pending statement
