@@ -50,7 +50,7 @@ _NAME = r"[A-Za-z_$%][\w$]*"
 _PARAM = rf"\.param\s+(\.[bsuf]\d+)\s+({_NAME})"
 _FAST_HEADER = re.compile(
     rf"\s*(?:(\.visible|\.weak)\s+)?(\.entry|\.func)(?![\w$])\s*(?:\((\s*{_PARAM}\s*)\)\s*)?({_NAME})\s*"
-    rf"(?:\(((?:\s*{_PARAM}\s*,)*\s*{_PARAM}\s*|\s*)\))?\s*")
+    rf"(?:\((\s*{_PARAM}\s*(?:,\s*{_PARAM}\s*)*|\s*)\))?\s*")
 _FAST_PARAM = re.compile(_PARAM)
 # what a function header starts with (`_opens_block` reads the same from its words)
 _FUNCTION_START = re.compile(r"\s*(?:(?:\.extern|\.visible|\.weak|\.common)\s+)*\.(?:entry|func)")
