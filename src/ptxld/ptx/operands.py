@@ -40,9 +40,16 @@ _PLAIN_ITEM = re.sub(r"\(\?P<\w+>", "(?:", _ITEM)
 # (each item matched once: `(?:item,)*item` would match the last item twice, the first time
 # failing at its missing comma; four times slower on a module's operand lists)
 _LIST = rf"\s*{_PLAIN_ITEM}\s*(?:,\s*{_PLAIN_ITEM}\s*)*|\s*"
-_FAST_LIST = re.compile(_LIST, re.X)
-# Many operand lists, each followed by `;` (which no operand text contains).
+# Many operand lists, each followed by `;` (which no operand text contains); one list is
+# `in_fast_grammar` (one compiled pattern for both: compiling it is a share of start-up).
 FAST_LISTS = re.compile(rf"(?:(?:{_LIST});)*", re.X)
+
+
+def in_fast_grammar(operand_text: str) -> bool:
+    """Whether one operand list is in the fast grammar."""
+    return ";" not in operand_text and FAST_LISTS.fullmatch(operand_text + ";") is not None
+
+
 NAME_USE = re.compile(rf"(?<![\w$.%]){_NAME}")
 # In text that FAST_LISTS matched, a name is a run of name characters (with its `.x` component
 # attached) and a number starts with a digit, so a split finds the names faster than NAME_USE.
@@ -58,7 +65,7 @@ def operand_names(ins) -> list[Name] | None:
     """Every name an instruction's operands use (`_` included), where it stands, found without
     parsing the operands; None when they are outside the fast-path grammar (parse them instead)."""
     text = ins.operand_text
-    if _FAST_LIST.fullmatch(text) is None:
+    if not in_fast_grammar(text):
         return None
     at = ins.operand_start
     return [Name(m.group(), at + m.start(), at + m.end()) for m in NAME_USE.finditer(text)]
@@ -71,7 +78,7 @@ def first_address_base(ins) -> Name | None:
     """The base of the first `[address]` operand that has one (`st [%rd1], %r1` -> `%rd1`); read
     from the text when it is in the fast grammar, where every `[` starts with its base."""
     text = ins.operand_text
-    if ins._operands is None and _FAST_LIST.fullmatch(text) is not None:
+    if ins._operands is None and in_fast_grammar(text):
         m = _ADDRESS_BASE.search(text)
         if m is None:
             return None
