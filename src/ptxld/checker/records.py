@@ -147,6 +147,7 @@ _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "labe
 _PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))[%A-Za-z_$][\w$]*\s*"
                             r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_PRED = frozenset({".pred"})
 # a special register's field as the operand grammar reads it (`%tid.x`)
 _FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
 
@@ -190,9 +191,11 @@ def _form_plan(d, form):
             int_ok = True         # a constant predicate
         # a predicate register only where the role takes one of type .pred (`and.pred`, not `and.b32`)
         pred_ok = bool(role.kinds & {"pred", "npred"}) and (types is None or ".pred" in types)
-        plan.append((regs, bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), pred_ok,
-                     "npred" in role.kinds, "sreg" in role.kinds and not role.write, float_ok, int_ok,
-                     "addr" in role.kinds, "label" in role.kinds, "func" in role.kinds))
+        # the register types allowed, `.pred` among them only where a predicate is
+        regs = regs | _PRED if pred_ok else regs - _PRED
+        plan.append((regs, (bool(role.kinds & {"imm", "npred"}) and (int_ok or float_ok), "npred" in role.kinds,
+                            "sreg" in role.kinds and not role.write, float_ok, int_ok, "addr" in role.kinds,
+                            "label" in role.kinds, "func" in role.kinds)))
     return tuple(plan)
 
 
@@ -218,68 +221,73 @@ def _plain_operands_fit(c: Checker, ins, plans) -> bool:
     return False
 
 
-def _fits(c: Checker, ins, pieces, plan) -> bool:  # noqa: C901 - one branch per operand shape
+def _fits(c: Checker, ins, pieces, plan) -> bool:
     scope = ins.scope or ins.module.scope
     memo = c.lookups_of(scope)
-    for piece, (regs, imm, pred, npred, sreg, float_ok, int_ok, addr, label, func) in zip(pieces, plan):
+    for piece, (regs, flags) in zip(pieces, plan):
         p = piece.strip()
-        if not p:
-            return False
-        first = p[0]
-        negated = first == "!"
-        if negated:
-            if not npred:
-                return False
-            p = p[1:].strip()
-            first = p[:1]
-        if first == "%":
-            field = None
-            if "." in p:
-                m = _FIELD.fullmatch(p)
-                if m is None:
-                    return False                 # a vector element, or more than a field
-                p, field = m.groups()
+        if p[:1] == "%" and "." not in p:
+            # a declared register, the commonest operand by far: one memo look-up and its type
             var = memo.get(p, _NOT_LOOKED_UP)
             if var is _NOT_LOOKED_UP:
                 var = c.lookup_in(scope, p)
-            if var is None:
-                # a special register (read-only: `sreg` is only set where the operand is read)
-                if not sreg or negated:
-                    return False
-                sr = special_register(p)
-                if sr is None or (field is not None and not (sr.components and field in sr.components + "rgba")):
+            if var is not None:
+                if var.space != ".reg" or var.vector or var.type not in regs:
                     return False
                 continue
-            if field is not None or var.space != ".reg" or var.vector:
-                return False
-            if var.type == ".pred":
-                if not pred:
-                    return False
-            elif var.type not in regs:
-                return False
-        elif first.isdigit() or first == "-":
-            is_float = "." in p or p[:2] in ("0f", "0F", "0d", "0D")
-            if not imm or (not float_ok and is_float) or (not int_ok and not is_float):
-                return False
-        elif negated:
-            return False
-        elif first == "[":
-            if not addr or _PLAIN_ADDRESS.fullmatch(p) is None:
-                return False
-        elif (label or func) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
-            var = memo.get(p, _NOT_LOOKED_UP)
-            if var is _NOT_LOOKED_UP:
-                var = c.lookup_in(scope, p)
-            if var is not None or special_register(p) is not None:
-                return False
-            if p in c.labels_of(ins.function):
-                if not label:
-                    return False
-            elif not func or p not in c.module.functions:
-                return False
-        else:
+        if not _piece_fits(c, ins, scope, memo, p, regs, flags):
             return False
     return True
+
+
+def _piece_fits(c: Checker, ins, scope, memo, p: str, regs, flags) -> bool:  # noqa: C901 - one branch per operand shape
+    """One operand other than a declared register against its plan position."""
+    imm, npred, sreg, float_ok, int_ok, addr, label, func = flags
+    if not p:
+        return False
+    first = p[0]
+    negated = first == "!"
+    if negated:
+        if not npred:
+            return False
+        p = p[1:].strip()
+        first = p[:1]
+    if first == "%":
+        field = None
+        if "." in p:
+            m = _FIELD.fullmatch(p)
+            if m is None:
+                return False                 # a vector element, or more than a field
+            p, field = m.groups()
+        var = memo.get(p, _NOT_LOOKED_UP)
+        if var is _NOT_LOOKED_UP:
+            var = c.lookup_in(scope, p)
+        if var is None:
+            # a special register (read-only: `sreg` is only set where the operand is read)
+            if not sreg or negated:
+                return False
+            sr = special_register(p)
+            return sr is not None and (field is None or bool(sr.components and field in sr.components + "rgba"))
+        if field is not None or var.space != ".reg" or var.vector:
+            return False
+        return var.type in regs
+    if first.isdigit() or first == "-":
+        is_float = "." in p or p[:2] in ("0f", "0F", "0d", "0D")
+        return bool(imm) and (float_ok or not is_float) and (int_ok or is_float)
+    if negated:
+        return False
+    if first == "[":
+        return bool(addr) and _PLAIN_ADDRESS.fullmatch(p) is not None
+    if (label or func) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
+        var = memo.get(p, _NOT_LOOKED_UP)
+        if var is _NOT_LOOKED_UP:
+            var = c.lookup_in(scope, p)
+        if var is not None or special_register(p) is not None:
+            return False
+        if p in c.labels_of(ins.function):
+            return bool(label)
+        return bool(func) and p in c.module.functions
+    return False
 
 
 def _opcode_rules(c: Checker, ins, d) -> bool:
