@@ -80,17 +80,9 @@ def check_shared(source: str, bodies: list[tuple[int, int]], take, *, filename: 
     if not source.isascii():
         return [non_ascii_error(Source(source, filename))]
     with no_gc():
-        skipped: list = []
-
-        class _Skip(dict):  # every body the parser leaves out, in text order
-            def get(self, start, default=None):
-                end = dict.get(self, start)
-                if end is not None:
-                    skipped.append(start)
-                return end
-
+        left_out = _LeftOut(bodies)
         try:
-            module = parse(source, filename=filename, eager=False, skip_bodies=_Skip(bodies))
+            module = parse(source, filename=filename, eager=False, skip_bodies=left_out)
         except RecursionError:
             return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                                filename=filename)]
@@ -99,7 +91,6 @@ def check_shared(source: str, bodies: list[tuple[int, int]], take, *, filename: 
                                1, 1, 0, 1, filename=filename,
                                notes=["this is a bug in ptxld; please report it with the input"])]
         index = {start: i for i, (start, _) in enumerate(bodies)}
-        ends = dict(bodies)
         owner = {f.body.start + 1: f for f in module.items
                  if getattr(f, "kind", None) == "function" and f.body is not None}
         c = Checker(module, strict, enabled)
@@ -108,17 +99,31 @@ def check_shared(source: str, bodies: list[tuple[int, int]], take, *, filename: 
             p = _Pass(c)
             p.instructions(module.instructions)  # those outside the bodies left out: every process's
             p.names()
-            for start in skipped:
+            for start in left_out.starts:
                 if not take(index[start]):
                     continue
                 k = len(module.instructions)
-                parse_body(module, owner[start], start - 1, ends[start])
+                parse_body(module, owner[start], start - 1, left_out[start])
                 p.instructions(module.instructions[k:])
                 p.names()
             for check in c.checks[Trigger.MODULE]:
                 check(c)
 
         return _checked(c, run, False, enabled)
+
+
+class _LeftOut(dict):
+    """`parse(skip_bodies=...)` that records the bodies the parser left out, in text order."""
+
+    def __init__(self, bodies: list[tuple[int, int]]):
+        super().__init__(bodies)
+        self.starts: list[int] = []
+
+    def get(self, start, default=None):
+        end = dict.get(self, start, default)
+        if end is not None:
+            self.starts.append(start)
+        return end
 
 
 def _checked(c: Checker, run, cap: bool, enabled: frozenset | None) -> list[Diagnostic]:
