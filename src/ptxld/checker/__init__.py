@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic
 from ..ptx.loads import LoadModel, WmmaLoadModel
+from ..ptx.nodes import Module
 from ..ptx.parser import no_gc, parse, parse_body
 from ..ptx.source import Source
 from ..ptx.syntax import non_ascii_error, operand_errors
@@ -45,23 +46,30 @@ def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
     """`check_source` without the cap on the number of diagnostics and the suppression
     comments; `skip_bodies` leaves those function bodies unchecked (see `parse`); `enabled`: the
     codes to report (None: all)."""
-    if not source.isascii():
-        # ptxas stops at the first non-ASCII character: one error, not a cascade after it
-        return [non_ascii_error(Source(source, filename))]
     # one pause of the cyclic collector for parsing and checking together: between the two,
     # its first pass would walk the whole fresh tree (~30 ms on a 40k-line module)
     with no_gc():
-        try:
-            # operands are parsed (and checked) as the rules need them
-            module = parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)
-        except RecursionError:
-            return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
-                               filename=filename)]
-        except Exception as e:  # a parser bug: still no exception for the caller
-            return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
-                               1, 1, 0, 1, filename=filename,
-                               notes=["this is a bug in ptxld; please report it with the input"])]
+        module = _parsed(source, filename, skip_bodies)
+        if isinstance(module, list):
+            return module
         return check_module(module, strict=strict, cap=False, enabled=enabled)
+
+
+def _parsed(source: str, filename: str, skip_bodies) -> Module | list[Diagnostic]:
+    """The module, or the one diagnostic that stops the check before any rule runs."""
+    if not source.isascii():
+        # ptxas stops at the first non-ASCII character: one error, not a cascade after it
+        return [non_ascii_error(Source(source, filename))]
+    try:
+        # operands are parsed (and checked) as the rules need them
+        return parse(source, filename=filename, eager=False, skip_bodies=skip_bodies)
+    except RecursionError:
+        return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
+                           filename=filename)]
+    except Exception as e:  # a parser bug: still no exception for the caller
+        return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
+                           1, 1, 0, 1, filename=filename,
+                           notes=["this is a bug in ptxld; please report it with the input"])]
 
 
 def check_module(module, *, strict: bool = False, cap: bool = True,
@@ -77,19 +85,11 @@ def check_shared(source: str, bodies: list[tuple[int, int]], take, *, filename: 
     hands to this process (True: nobody has it yet) is parsed and checked before the next is
     taken, so the processes share the bodies by the time they take to check, not just to parse.
     The module's own rules run last, on what this process parsed."""
-    if not source.isascii():
-        return [non_ascii_error(Source(source, filename))]
     with no_gc():
         left_out = _LeftOut(bodies)
-        try:
-            module = parse(source, filename=filename, eager=False, skip_bodies=left_out)
-        except RecursionError:
-            return [Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
-                               filename=filename)]
-        except Exception as e:  # a parser bug: still no exception for the caller
-            return [Diagnostic("PTX0000", "error", f"internal error in the parser: {type(e).__name__}: {e}",
-                               1, 1, 0, 1, filename=filename,
-                               notes=["this is a bug in ptxld; please report it with the input"])]
+        module = _parsed(source, filename, left_out)
+        if isinstance(module, list):
+            return module
         index = {start: i for i, (start, _) in enumerate(bodies)}
         owner = {f.body.start + 1: f for f in module.items
                  if getattr(f, "kind", None) == "function" and f.body is not None}
