@@ -17,7 +17,7 @@ Decoding is cached per opcode string: real code repeats a handful of opcodes tho
 """
 from __future__ import annotations
 
-from .instructions import spec_of
+from .instructions import names as record_names, spec_of
 from .opcodes import DOTTED_NAMES
 from .isa import Group, InstructionSpec
 from .types import TYPES
@@ -80,11 +80,19 @@ class Decoded:
         return f"Decoded({self.opcode!r}, name={self.name!r}, slots={ {g: v[0] for g, v in self.slots.items()} })"
 
 
+# the most dotted parts a record's name has, by its first part (`cp` 5: cp.reduce.async.bulk.tensor):
+# a longer prefix of an opcode names no record
+_MOST_PARTS: dict[str, int] = {}
+for _name in record_names():
+    _first = _name.split(".")[0]
+    _MOST_PARTS[_first] = max(_MOST_PARTS.get(_first, 0), _name.count(".") + 1)
+
+
 def _resolve(parts: list[str]) -> tuple[str, InstructionSpec | None, int]:
     """The longest dotted prefix that names a record: (name, record, number of parts). A longer
     prefix that is an instruction of its own without a record yet (`barrier.cluster`, `st.async`)
     is read generically rather than as its namesake (`barrier`, `st`) with unknown modifiers."""
-    for k in range(len(parts), 0, -1):
+    for k in range(min(len(parts), _MOST_PARTS.get(parts[0], 0)), 0, -1):
         name = ".".join(parts[:k])
         spec = spec_of(name)
         if spec is not None:
