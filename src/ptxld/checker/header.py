@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ..ptx.nodes import Instruction
 from ..spec import targets
 from ..spec.ld import GATES
 from ..spec.opcodes import DIRECTIVES, MNEMONICS
@@ -295,21 +296,14 @@ def _target_separator(c: Checker, d, i: int, between: str, s: int, e: int) -> bo
          ptxas="fatal: Parsing error near '.ld': syntax error"))
 def _check_directive_names(c: Checker) -> None:
     """A statement that starts with an unknown `.name` (e.g. `.ld.global.u32`): ptxas's syntax error."""
-    stack = list(c.module.items)  # a walk of the statements: ~30 ms for a 4 MB module
-    while stack:
-        it = stack.pop()
-        k = getattr(it, "kind", None)
-        if k == "directive" and it.name not in DIRECTIVES:
+    for it in _statements(c.module):
+        if getattr(it, "kind", None) == "directive" and it.name not in DIRECTIVES:
             name = it.name
             ins = MNEMONICS.__contains__(name[1:].split(".")[0])
             c.emit("PTX0113", it.start, it.start + len(name), f"`{name}` is not a PTX directive",
                    label="unknown directive",
                    help=f"instructions are written without a leading dot: `{name[1:]}`" if ins else "",
                    fix=name[1:] if ins else None)
-        elif k == "function" and it.body is not None:
-            stack.extend(it.body.items)
-        elif k == "block":
-            stack.extend(it.items)
 
 
 @reports(
@@ -354,10 +348,17 @@ def _check_declarations(c: Checker) -> None:
     if _UNPLAIN_REG_DECL.search(c.source.text) is None:
         return
     seen = set()
-    for v in _all_variables(c.module):
-        if v.space == ".reg" and v.type not in plain and id(v) not in seen:
-            seen.add(id(v))
-            visit(v)
+    for it in _statements(c.module):
+        if getattr(it, "kind", None) == "function":
+            declared = it.params + it.returns
+        elif getattr(it, "kind", None) == "variable":
+            declared = (it,)
+        else:
+            continue
+        for v in declared:
+            if v.space == ".reg" and v.type not in plain and id(v) not in seen:
+                seen.add(id(v))
+                visit(v)
 
 
 def _check_unified_declarations(c: Checker) -> None:
@@ -376,17 +377,20 @@ def _check_unified_declarations(c: Checker) -> None:
                    f"{c.target.name}", label=f"sm_{g.min_sm} feature", notes=[g.source])
 
 
-def _all_variables(module):
-    stack = list(module.items)
+def _statements(module) -> list:
+    """Every statement of the module and of its function bodies and blocks, but the instructions
+    (most of a module's statements, and no rule here reads them)."""
+    out = []
+    stack = [module.items]
     while stack:
-        it = stack.pop()
-        k = getattr(it, "kind", None)
-        if k == "variable":
-            yield it
-        elif k == "function":
-            yield from it.params
-            yield from it.returns
-            if it.body is not None:
-                stack.extend(it.body.items)
-        elif k == "block":
-            stack.extend(it.items)
+        for it in stack.pop():
+            if it.__class__ is Instruction:
+                continue
+            out.append(it)
+            kind = getattr(it, "kind", None)
+            if kind == "function":
+                if it.body is not None:
+                    stack.append(it.body.items)
+            elif kind == "block":
+                stack.append(it.items)
+    return out
