@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Label
-from ..ptx.nodes import Name, ParenList
+from ..ptx.nodes import Block, Name, ParenList
 from ..spec.types import kind_bits
 from ..spec.targets import parse_target
 from .registry import CHECKS, RULES, checks_for
@@ -128,9 +128,7 @@ class Checker:
                     b = stack.pop()
                     if b.scope is not None:
                         got.update(b.scope.labels)
-                    for it in b.items:
-                        if getattr(it, "kind", None) == "block":
-                            stack.append(it)
+                    stack.extend(it for it in b.items if it.__class__ is Block)
             got.update(self.module.scope.labels)
             self._labels[key] = got
         return got
