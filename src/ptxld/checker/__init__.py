@@ -41,15 +41,13 @@ def check_source(source: str, *, filename: str = "<string>", strict: bool = Fals
 
 
 def diagnose(source: str, *, filename: str = "<string>", strict: bool = False,
-             skip_bodies: dict[int, int] | None = None, enabled: frozenset | None = None
-             ) -> list[Diagnostic]:
+             enabled: frozenset | None = None) -> list[Diagnostic]:
     """`check_source` without the cap on the number of diagnostics and the suppression
-    comments; `skip_bodies` leaves those function bodies unchecked (see `parse`); `enabled`: the
-    codes to report (None: all)."""
+    comments; `enabled`: the codes to report (None: all)."""
     # one pause of the cyclic collector for parsing and checking together: between the two,
     # its first pass would walk the whole fresh tree (~30 ms on a 40k-line module)
     with no_gc():
-        module = _parsed(source, filename, skip_bodies)
+        module = _parsed(source, filename, None)
         if isinstance(module, list):
             return module
         return check_module(module, strict=strict, cap=False, enabled=enabled)

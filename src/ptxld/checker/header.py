@@ -349,9 +349,10 @@ def _check_declarations(c: Checker) -> None:
         return
     seen = set()
     for it in _statements(c.module):
-        if getattr(it, "kind", None) == "function":
+        kind = getattr(it, "kind", None)
+        if kind == "function":
             declared = it.params + it.returns
-        elif getattr(it, "kind", None) == "variable":
+        elif kind == "variable":
             declared = (it,)
         else:
             continue

@@ -10,9 +10,8 @@ from __future__ import annotations
 from .. import mma as mma_spec
 from ..gates import Gate
 from ..isa import Form, Group, InstructionSpec
-from .common import SYNC_ALIGNED, fragment_class, fragment_role
+from .common import SYNC_ALIGNED as _SYNC, fragment_class, fragment_role
 
-_SYNC = SYNC_ALIGNED
 _SPACE = Group("ss", (".shared", ".shared::cta"))
 
 _LDMATRIX = Gate((6, 5), 75, "ldmatrix", "ldmatrix: PTX ISA 6.5, sm_75.")
