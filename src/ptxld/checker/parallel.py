@@ -115,7 +115,9 @@ _WHOLE_MODULE = frozenset({"PTX0006", "PTX0308"})
 
 
 def _check_share(job) -> list[Diagnostic]:
-    text, filename, strict, bodies, claims, enabled = job
+    text, filename, strict, claims, enabled = job
+    # every process finds the bodies itself, in parallel (the same list: the text is the same)
+    bodies = function_bodies(text)
     return check_shared(text, bodies, claims.take, filename=filename, strict=strict, enabled=enabled)
 
 
@@ -124,14 +126,16 @@ def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool
     """Same diagnostics as `check_source`, computed by `workers` processes."""
     settings = {"filename": filename, "strict": strict, "select": select, "ignore": ignore}
     workers = workers or min(os.cpu_count() or 1, 4)
-    # a non-ASCII module is one error (see `diagnose`): nothing to share out
-    bodies = function_bodies(text) if workers > 1 and len(text) >= MIN_BYTES and text.isascii() else []
-    if len(bodies) < 2 or not hasattr(os, "fork"):
+    # a non-ASCII module is one error (see `diagnose`): nothing to share out. Fewer than two
+    # function headers: no two bodies to share (a module with more headers than bodies, e.g. of
+    # prototypes, is still right when shared: a body nobody else took is checked by one process)
+    headers = text.count(".entry") + text.count(".func")
+    if workers < 2 or len(text) < MIN_BYTES or headers < 2 or not text.isascii() or not hasattr(os, "fork"):
         return check_source(text, **settings)
     enabled = enabled_codes([(select, ignore)])
-    claims = _Claims(len(bodies))
-    job = (text, filename, strict, bodies, claims, codes_to_run(text, enabled))
-    shares = fork_map(_check_share, [job] * min(workers, len(bodies)),
+    claims = _Claims(text.count("{"))  # at least one flag per body, before the bodies are found
+    job = (text, filename, strict, claims, codes_to_run(text, enabled))
+    shares = fork_map(_check_share, [job] * min(workers, headers),
                       redo=False)  # the bodies a dead child claimed are gone from every share
     if any(diags is None for diags in shares):
         return check_source(text, **settings)
