@@ -16,6 +16,7 @@ from ..ptx.source import Source
 from ..ptx.syntax import non_ascii_error, operand_errors
 # the rule modules: each registers its checking functions and their rules on import
 from . import header, names, ld, gates, operands, records, calls, isa_text, wmma, suppress  # noqa: F401 (in this order)
+from . import opcache
 from .context import Checker
 from .ld import plain_ld_key
 from .operands import _STORE_LIKE
@@ -167,26 +168,32 @@ _KIND_OF: dict[str, int] = {}
 def _kind(opcode: str) -> int:
     k = _KIND_OF.get(opcode)
     if k is None:
-        d = decode(opcode)
-        mn = d.mnemonic
-        if mn not in MNEMONICS:
-            k = _UNKNOWN
-        elif mn == "ld":
-            k = _LD
-        elif mn in _STORE_LIKE:
-            k = _STORE_RECORD if has_record_rules(d) else _STORE
-        elif d.name == "wmma.load":
-            k = _WMMA_LOAD
-        elif has_record_rules(d):
-            k = _RECORD
-        elif d.spec is None and mn in SUBNAMES:
-            k = _FAMILY
-        else:
-            k = _PLAIN
+        k = opcache.install(opcode)  # worked out by an earlier run (the command line's cache)
+        if k is None:
+            k = _work_out_kind(opcode)
+            opcache.note(opcode, k)
         if len(_KIND_OF) >= 8192:  # garbage input can spell endless opcodes
             _KIND_OF.clear()
         _KIND_OF[opcode] = k
     return k
+
+
+def _work_out_kind(opcode: str) -> int:
+    d = decode(opcode)
+    mn = d.mnemonic
+    if mn not in MNEMONICS:
+        return _UNKNOWN
+    if mn == "ld":
+        return _LD
+    if mn in _STORE_LIKE:
+        return _STORE_RECORD if has_record_rules(d) else _STORE
+    if d.name == "wmma.load":
+        return _WMMA_LOAD
+    if has_record_rules(d):
+        return _RECORD
+    if d.spec is None and mn in SUBNAMES:
+        return _FAMILY
+    return _PLAIN
 
 
 def _run(c: Checker) -> None:

@@ -12,7 +12,7 @@ from .. import lazy
 from ..io import InputError, read_ptx
 from ..ptx.loads import WmmaLoadModel
 from ..spec.targets import DEFAULT_TARGET
-from . import check_source
+from . import check_source, opcache
 from .config import ConfigError, settings_for
 from .docs import rule_page
 from .fix import fix_source
@@ -31,7 +31,9 @@ def _check_text(args):
 
 
 def _check_texts(jobs):
-    return [_check_text(j) for j in jobs]
+    results = [_check_text(j) for j in jobs]
+    opcache.save()  # in a worker: what it worked out
+    return results
 
 
 @click.command("check")
@@ -172,6 +174,7 @@ def _fix_files(texts: list, settings: list, undecodable: set, quiet: bool = Fals
 def _check_all(texts: list, settings: list) -> list:
     """The diagnostics of each text, using every core for many or big texts."""
     jobs = [(t, name, strict, select) for (name, t), (strict, select) in zip(texts, settings)]
+    opcache.load()  # before any worker starts: every process has it
     cores = os.cpu_count() or 1
     many = len(jobs) > 1 and sum(len(job[0]) for job in jobs) >= PARALLEL_MIN_BYTES
     big = len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE
@@ -188,7 +191,7 @@ def _check_all(texts: list, settings: list) -> list:
         text, name, strict, select = jobs[0]
         results = [check_source_parallel(text, filename=name, strict=strict, select=select)]
     else:
-        results = [_check_text(j) for j in jobs]
+        results = _check_texts(jobs)
     return results
 
 

@@ -18,7 +18,7 @@ import os
 import re
 
 from ..diagnostics import Diagnostic
-from . import apply_suppressions, capped, check_shared, check_source, codes_to_run, enabled_codes
+from . import apply_suppressions, capped, check_shared, check_source, codes_to_run, enabled_codes, opcache
 
 # Below this size one process is faster than starting another.
 MIN_BYTES = 1_000_000
@@ -118,7 +118,9 @@ def _check_share(job) -> list[Diagnostic]:
     text, filename, strict, claims, enabled = job
     # every process finds the bodies itself, in parallel (the same list: the text is the same)
     bodies = function_bodies(text)
-    return check_shared(text, bodies, claims.take, filename=filename, strict=strict, enabled=enabled)
+    diags = check_shared(text, bodies, claims.take, filename=filename, strict=strict, enabled=enabled)
+    opcache.save()  # what this process worked out, where the command line keeps it
+    return diags
 
 
 def check_source_parallel(text: str, *, filename: str = "<string>", strict: bool = False,

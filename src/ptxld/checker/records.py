@@ -162,6 +162,18 @@ def _plan(d, forms):
     return None if got is _NO_PLAN else got
 
 
+def plan_entry(opcode: str):
+    """The plans worked out for an opcode as plain data: a tuple, 0 where it has none, None where
+    it was not planned in this process (`opcache`)."""
+    got = _PLANS.get(opcode)
+    return 0 if got is _NO_PLAN else got
+
+
+def remember_plan(opcode: str, entry) -> None:
+    """Take the plans of an opcode from `plan_entry` of an earlier run (`opcache`)."""
+    _PLANS[opcode] = _NO_PLAN if entry == 0 else entry
+
+
 def _make_plan(d, forms):
     """One plan per form without a gate (of the same operands: one plan); _NO_PLAN if none."""
     plans = []

@@ -144,3 +144,15 @@ def decode(opcode: str) -> Decoded:
             _CACHE.clear()
         got = _CACHE[opcode] = _decode(opcode)
     return got
+
+
+def cached(opcode: str) -> Decoded | None:
+    """The decoded opcode if it was decoded in this process, or None."""
+    return _CACHE.get(opcode)
+
+
+def remember(d: Decoded) -> None:
+    """Take an opcode decoded by an earlier run (the checker's cache keeps them across runs)."""
+    if len(_CACHE) >= 8192:
+        _CACHE.clear()
+    _CACHE[d.opcode] = d

@@ -83,6 +83,16 @@ def matching_forms(d: Decoded) -> tuple[Form, ...]:
     return got
 
 
+def cached(opcode: str) -> tuple[Form, ...] | None:
+    """The forms `matching_forms` found for an opcode in this process, or None."""
+    return _MATCHES.get(opcode)
+
+
+def remember(opcode: str, forms: tuple[Form, ...]) -> None:
+    """Take the matching forms of an opcode worked out by an earlier run (the checker's cache)."""
+    _MATCHES[opcode] = forms
+
+
 def nearest(d: Decoded) -> Mismatch | None:
     """The form the opcode is closest to (fewest differences; the first such in ISA order)."""
     spec = d.spec

@@ -1,0 +1,178 @@
+"""What the checker works out once per distinct opcode, kept on disk between runs of `ptxld check`.
+
+Every distinct opcode of a module (`ld.global.nc.v4.f32`, `mma.sync.aligned.m16n8k16...`) is
+decoded against its instruction record, matched against the record's forms, and given an operand
+plan (`records.py`) the first time it is met: 20-30 ms for the ~700 distinct opcodes of a big
+module, paid again by each process of a parallel check, and the same in every run, since they
+depend on the instruction records alone, never on the module. The command line keeps them in a
+file (like ruff's cache), named by a fingerprint of ptxld's own source files, so that an edited or
+upgraded ptxld never reads facts another version worked out.
+
+Only facts of the records are kept: what the opcode's modifiers are, which forms it matches, its
+plan. Whether an instruction is valid in a module (its target, version, operands) is decided anew
+in every run. The file holds plain data (`marshal`: strings, numbers, tuples, dicts, frozensets),
+never code; a file that cannot be read, or whose entries do not fit the records, is ignored.
+
+`PTXLD_NO_CACHE=1` turns the cache off; `PTXLD_CACHE_DIR` puts it somewhere else than
+`$XDG_CACHE_HOME/ptxld` (by default `~/.cache/ptxld`).
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import zlib
+
+from ..spec import decode as decoding
+from ..spec import forms as matching
+from ..spec.instructions import spec_of
+from . import records
+
+FORMAT = 1
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the source folders whose code decides the facts kept (the records, the decoder, the plans)
+_SOURCES = ("spec", os.path.join("spec", "instructions"), "checker")
+
+# garbage input can spell endless opcodes: a cache this full starts again
+_MAX_ENTRIES = 50_000
+# opcode -> its entry, as read from the file (and, at `save`, added by this run)
+_ENTRIES: dict[str, tuple] = {}
+# opcode -> its kind, for the opcodes this run worked out
+_NEW: dict[str, int] = {}
+_state = {"path": None, "read": 0}
+
+
+def directory() -> str | None:
+    """Where the cache lives, or None when it is turned off."""
+    if os.environ.get("PTXLD_NO_CACHE", "") not in ("", "0"):
+        return None
+    where = os.environ.get("PTXLD_CACHE_DIR")
+    if where:
+        return where
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ptxld")
+
+
+def fingerprint() -> str:
+    """A name for ptxld's code as it is now: the size and time of every source file that
+    decides the facts kept (an edit, an upgrade or another install gives another name)."""
+    items = []
+    for folder in _SOURCES:
+        try:
+            with os.scandir(os.path.join(_PACKAGE, folder)) as found:
+                for e in found:
+                    if e.name.endswith(".py"):
+                        st = e.stat()
+                        items.append((folder, e.name, st.st_size, st.st_mtime_ns))
+        except OSError:
+            return ""
+    items.sort()
+    return f"{zlib.crc32(repr((_PACKAGE, items)).encode()):08x}"
+
+
+def load() -> bool:
+    """Read the cache for this version of ptxld (once per process); False if there is none.
+    Call before the check starts (before a parallel check forks, so every process has it)."""
+    where = directory()
+    if where is None:
+        return False
+    key = fingerprint()
+    if not key:
+        return False
+    path = os.path.join(where, f"opcodes-{FORMAT}-{key}.marshal")
+    _state["path"] = path
+    try:
+        with open(path, "rb") as f:
+            got = marshal.loads(f.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return False
+    if isinstance(got, dict):
+        _ENTRIES.update(got)
+        _state["read"] = len(_ENTRIES)
+    return bool(_ENTRIES)
+
+
+def install(opcode: str) -> int | None:
+    """Put the kept facts of `opcode` into the checker's per-process tables and return its kind
+    (`checker._kind`), or None when nothing (usable) is kept for it."""
+    e = _ENTRIES.get(opcode)
+    if e is None:
+        return None
+    try:
+        name, has_spec, name_end, modifiers, slots, others, repeated, kind, form_numbers, plan = e
+        spec = spec_of(name) if has_spec else None
+        if has_spec and spec is None:
+            return None
+        d = decoding.Decoded(opcode, name, spec, name_end)
+        d.modifiers, d.slots, d.others, d.repeated = list(modifiers), dict(slots), list(others), list(repeated)
+        if form_numbers is not None:
+            found = tuple(spec.forms[i] for i in form_numbers)
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return None  # an entry that does not fit today's records: work it out again
+    decoding.remember(d)
+    if form_numbers is not None:
+        matching.remember(opcode, found)
+    if plan is not None:
+        records.remember_plan(opcode, plan)
+    return kind
+
+
+def note(opcode: str, kind: int) -> None:
+    """Keep the facts of an opcode worked out in this run (read back from the tables at `save`)."""
+    if _state["path"] is not None and opcode not in _ENTRIES:
+        _NEW[opcode] = kind
+
+
+def save() -> None:
+    """Write the cache when this run worked out opcodes it did not hold. Never fails: a cache
+    that cannot be written is only slower."""
+    path = _state["path"]
+    if path is None or not _NEW:
+        return
+    if len(_ENTRIES) + len(_NEW) > _MAX_ENTRIES:
+        _ENTRIES.clear()
+    for op, kind in _NEW.items():
+        entry = _entry(op, kind)
+        if entry is not None:
+            _ENTRIES[op] = entry
+    _NEW.clear()
+    try:
+        try:  # what another process wrote meanwhile stays
+            with open(path, "rb") as f:
+                other = marshal.loads(f.read())
+            if isinstance(other, dict) and len(other) + len(_ENTRIES) <= _MAX_ENTRIES:
+                for op, entry in other.items():
+                    _ENTRIES.setdefault(op, entry)
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(marshal.dumps(_ENTRIES))
+        os.replace(tmp, path)
+        # the files of other versions of ptxld are stale: one cache file per folder
+        mine = os.path.basename(path)
+        for name in os.listdir(folder):
+            if name.startswith("opcodes-") and name.endswith(".marshal") and name != mine:
+                try:
+                    os.remove(os.path.join(folder, name))
+                except OSError:
+                    pass
+    except (OSError, ValueError):
+        pass
+
+
+def _entry(opcode: str, kind: int) -> tuple | None:
+    """The facts of a decoded opcode as plain data (None: not decoded in this process)."""
+    d = decoding.cached(opcode)
+    if d is None:
+        return None
+    spec = d.spec
+    found = matching.cached(opcode)
+    form_numbers = None
+    if found is not None and spec is not None:
+        index = {id(f): i for i, f in enumerate(spec.forms)}
+        form_numbers = tuple(index[id(f)] for f in found)
+    plan = records.plan_entry(opcode)
+    return (d.name, spec is not None, d.name_end, tuple(d.modifiers), dict(d.slots), tuple(d.others),
+            tuple(d.repeated), kind, form_numbers, plan)

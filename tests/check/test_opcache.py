@@ -1,0 +1,152 @@
+"""The per-opcode cache of `ptxld check` (checker/opcache.py): what it gives back is exactly what
+the checker works out without it, and a missing, broken or stale cache only costs time."""
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from ptxld import checker
+from ptxld.checker import check_source, opcache, records
+from ptxld.checker.cli import _check_all
+from ptxld.spec import decode as decoding, forms as matching
+from ptxld.spec.decode import _decode
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+KERNEL_FILES = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "ptx", "*", "*.ptx")))
+
+
+def _forget_in_process() -> None:
+    """A new process: nothing worked out yet (the tables opcache fills and the checker reads)."""
+    decoding._CACHE.clear()
+    matching._MATCHES.clear()
+    records._PLANS.clear()
+    checker._KIND_OF.clear()
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr("ptxld.checker.cli.PARALLEL_MIN_BYTES", 10**12)  # one process: its tables
+    monkeypatch.setenv("PTXLD_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PTXLD_NO_CACHE", raising=False)
+    monkeypatch.setattr(opcache, "_ENTRIES", {})
+    monkeypatch.setattr(opcache, "_NEW", {})
+    monkeypatch.setattr(opcache, "_state", {"path": None, "read": 0})
+    _forget_in_process()
+    yield tmp_path
+    _forget_in_process()
+
+
+def _planted(text: str) -> str:
+    # errors the opcode-level rules find, so that opcodes with diagnostics are kept too
+    return (text.replace("ld.global.f32", "ld.global.zz.f32", 2).replace("add.s32", "add.sat.u32", 2)
+            .replace("mov.u32", "mov.v8.u32", 1))
+
+
+def _run(texts):
+    return [[(d.code, d.line, d.column, d.message) for d in diags]
+            for diags in _check_all([(f"f{i}.ptx", t) for i, t in enumerate(texts)],
+                                    [(False, None)] * len(texts))]
+
+
+def test_every_kernel_file_checks_the_same_from_the_cache(fresh_cache):
+    assert len(KERNEL_FILES) > 40
+    texts = []
+    for path in KERNEL_FILES:
+        text = open(path, encoding="utf-8").read()
+        texts += [text, _planted(text)]
+    cold = _run(texts)  # works every opcode out and writes the cache
+    files = os.listdir(fresh_cache)
+    assert len(files) == 1 and files[0].startswith("opcodes-")
+    kept = dict(opcache._ENTRIES)
+    assert len(kept) > 1000
+    _forget_in_process()
+    opcache._ENTRIES.clear()
+    opcache._state.update(path=None, read=0)
+    warm = _run(texts)  # reads the cache: no opcode is worked out again
+    assert opcache._state["read"] == len(kept) and not opcache._NEW
+    assert warm == cold
+    assert any(cold) and any(code == "PTX0803" for diags in cold for code, *_ in diags)
+    # and what was installed is what the decoder, the form matcher and the planner give
+    installed = dict(decoding._CACHE)
+    assert len(installed) > 1000
+    for opcode, d in installed.items():
+        fresh = _decode(opcode)
+        assert (d.name, d.spec, d.name_end, d.modifiers, d.slots, d.others, d.repeated) == \
+               (fresh.name, fresh.spec, fresh.name_end, fresh.modifiers, fresh.slots, fresh.others,
+                fresh.repeated), opcode
+    found = dict(matching._MATCHES)
+    plans = dict(records._PLANS)
+    _forget_in_process()
+    for opcode, forms in found.items():
+        assert matching.matching_forms(decoding.decode(opcode)) == forms, opcode
+    for opcode, plan in plans.items():
+        d = decoding.decode(opcode)
+        assert records._make_plan(d, matching.matching_forms(d)) == plan, opcode
+
+
+def test_a_broken_cache_file_is_ignored_and_rewritten(fresh_cache):
+    text = open(KERNEL_FILES[0], encoding="utf-8").read()
+    expected = _run([text])
+    path = os.path.join(fresh_cache, os.listdir(fresh_cache)[0])
+    for garbage in (b"", b"\x00not marshal", b"\xe9" * 100, bytes(range(256))):
+        with open(path, "wb") as f:
+            f.write(garbage)
+        _forget_in_process()
+        opcache._ENTRIES.clear()
+        opcache._state.update(path=None, read=0)
+        assert _run([text]) == expected
+        assert os.path.getsize(path) > 1000  # written again, whole
+
+
+def test_entries_that_do_not_fit_the_records_are_worked_out_again(fresh_cache):
+    text = open(KERNEL_FILES[0], encoding="utf-8").read()
+    expected = _run([text])
+    # an entry naming forms the record does not have, or a record that does not exist
+    for opcode, e in list(opcache._ENTRIES.items()):
+        if e[1]:
+            opcache._ENTRIES[opcode] = e[:8] + ((10**6,),) + e[9:]
+    opcache._ENTRIES["add.s32"] = ("nosuch.record", True, 3, (), {}, (), (), 4, None, None)
+    _forget_in_process()
+    assert [[(d.code, d.line, d.column, d.message) for d in check_source(text, filename="f0.ptx")]] == expected
+
+
+def test_an_unwritable_cache_folder_only_costs_time(fresh_cache, monkeypatch):
+    blocker = fresh_cache / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("PTXLD_CACHE_DIR", str(blocker / "below"))
+    text = open(KERNEL_FILES[0], encoding="utf-8").read()
+    assert _run([text]) == [[(d.code, d.line, d.column, d.message)
+                             for d in check_source(text, filename="f0.ptx")]]
+
+
+def test_turned_off_and_elsewhere(monkeypatch, tmp_path):
+    monkeypatch.setenv("PTXLD_NO_CACHE", "1")
+    assert opcache.directory() is None
+    monkeypatch.setenv("PTXLD_NO_CACHE", "0")
+    monkeypatch.setenv("PTXLD_CACHE_DIR", str(tmp_path))
+    assert opcache.directory() == str(tmp_path)
+    monkeypatch.delenv("PTXLD_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert opcache.directory() == str(tmp_path / "xdg" / "ptxld")
+
+
+def test_the_cache_is_named_by_the_code_that_made_it(monkeypatch, tmp_path):
+    # a copy of the source folders the facts come from: editing one file renames the cache
+    for folder in opcache._SOURCES:
+        os.makedirs(tmp_path / folder, exist_ok=True)
+        (tmp_path / folder / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(opcache, "_PACKAGE", str(tmp_path))
+    first = opcache.fingerprint()
+    assert first and first == opcache.fingerprint()
+    (tmp_path / "spec" / "a.py").write_text("x = 22\n")
+    assert opcache.fingerprint() != first
+    os.utime(tmp_path / "checker" / "a.py", ns=(1, 1))
+    assert len({first, opcache.fingerprint()}) == 2
+
+
+def test_the_library_writes_no_cache(fresh_cache):
+    # only the command line keeps a cache: `check_source` leaves the disk alone
+    check_source(open(KERNEL_FILES[0], encoding="utf-8").read())
+    assert os.listdir(fresh_cache) == [] and not opcache._NEW
