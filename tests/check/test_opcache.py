@@ -57,7 +57,7 @@ def test_every_kernel_file_checks_the_same_from_the_cache(fresh_cache):
         text = open(path, encoding="utf-8").read()
         texts += [text, _planted(text)]
     cold = _run(texts)  # works every opcode out and writes the cache
-    files = os.listdir(fresh_cache)
+    files = [n for n in os.listdir(fresh_cache) if n.endswith(".marshal")]
     assert len(files) == 1 and files[0].startswith("opcodes-")
     kept = dict(opcache._ENTRIES)
     assert len(kept) > 1000
@@ -89,7 +89,7 @@ def test_every_kernel_file_checks_the_same_from_the_cache(fresh_cache):
 def test_a_broken_cache_file_is_ignored_and_rewritten(fresh_cache):
     text = open(KERNEL_FILES[0], encoding="utf-8").read()
     expected = _run([text])
-    path = os.path.join(fresh_cache, os.listdir(fresh_cache)[0])
+    path = os.path.join(fresh_cache, *[n for n in os.listdir(fresh_cache) if n.endswith(".marshal")])
     for garbage in (b"", b"\x00not marshal", b"\xe9" * 100, bytes(range(256))):
         with open(path, "wb") as f:
             f.write(garbage)
@@ -144,6 +144,27 @@ def test_the_cache_is_named_by_the_code_that_made_it(monkeypatch, tmp_path):
     assert opcache.fingerprint() != first
     os.utime(tmp_path / "checker" / "a.py", ns=(1, 1))
     assert len({first, opcache.fingerprint()}) == 2
+
+
+def test_the_processes_of_a_parallel_check_keep_all_they_worked_out(fresh_cache, monkeypatch):
+    # both processes save as they end, at the same moment: neither loses the other's opcodes
+    monkeypatch.setattr("ptxld.checker.cli.PARALLEL_MIN_BYTES_ONE", 0)
+    monkeypatch.setattr("ptxld.checker.parallel.MIN_BYTES", 0)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    sm90 = [open(p, encoding="utf-8").read() for p in KERNEL_FILES if os.sep + "sm_90" + os.sep in p]
+    text = sm90[0] + "".join(t.split(".address_size 64", 1)[1].replace(".entry ", f".entry m{i}_")
+                             for i, t in enumerate(sm90[1:]))
+    from ptxld.ptx.parser import parse
+    opcodes = {ins.opcode for ins in parse(text, eager=False).instructions}
+    assert len(opcodes) > 200
+    expected = _run([text])
+    for _ in range(3):  # every run: each process saves what it alone met
+        _forget_in_process()
+        opcache._ENTRIES.clear()
+        opcache._state.update(path=None, read=0)
+        assert _run([text]) == expected
+    opcache._ENTRIES.clear()
+    assert opcache.load() and opcodes <= opcache._ENTRIES.keys()
 
 
 def test_the_library_writes_no_cache(fresh_cache):

@@ -22,6 +22,11 @@ import marshal
 import os
 import zlib
 
+try:
+    import fcntl  # the processes of one check save at the same moment: one at a time
+except ImportError:  # Windows: no lock; two saves at once may keep only one's new entries
+    fcntl = None
+
 from ..spec import decode as decoding
 from ..spec import forms as matching
 from ..spec.instructions import spec_of
@@ -136,30 +141,37 @@ def save() -> None:
             _ENTRIES[op] = entry
     _NEW.clear()
     try:
-        try:  # what another process wrote meanwhile stays
-            with open(path, "rb") as f:
-                other = marshal.loads(f.read())
-            if isinstance(other, dict) and len(other) + len(_ENTRIES) <= _MAX_ENTRIES:
-                for op, entry in other.items():
-                    _ENTRIES.setdefault(op, entry)
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
         folder = os.path.dirname(path)
         os.makedirs(folder, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(marshal.dumps(_ENTRIES))
-        os.replace(tmp, path)
-        # the files of other versions of ptxld are stale: one cache file per folder
-        mine = os.path.basename(path)
-        for name in os.listdir(folder):
-            if name.startswith("opcodes-") and name.endswith(".marshal") and name != mine:
-                try:
-                    os.remove(os.path.join(folder, name))
-                except OSError:
-                    pass
+        with open(os.path.join(folder, "opcodes.lock"), "wb") as lock:
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            _merge_and_write(path)
     except (OSError, ValueError):
         pass
+
+
+def _merge_and_write(path: str) -> None:
+    try:  # what another process wrote meanwhile stays
+        with open(path, "rb") as f:
+            other = marshal.loads(f.read())
+        if isinstance(other, dict) and len(other) + len(_ENTRIES) <= _MAX_ENTRIES:
+            for op, entry in other.items():
+                _ENTRIES.setdefault(op, entry)
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(marshal.dumps(_ENTRIES))
+    os.replace(tmp, path)
+    # the files of other versions of ptxld are stale: one cache file per folder
+    folder, mine = os.path.split(path)
+    for name in os.listdir(folder):
+        if name.startswith("opcodes-") and name.endswith(".marshal") and name != mine:
+            try:
+                os.remove(os.path.join(folder, name))
+            except OSError:
+                pass
 
 
 def _entry(opcode: str, kind: int) -> tuple | None:
