@@ -152,3 +152,47 @@ def test_statement_fast_paths_equal_the_general_statement_parser(path, monkeypat
                                 for v in [*f.body.scope.names.values(), *f.body.scope.ranges.values()])
     assert declared(fast) == declared(general)
     assert [(d.code, d.start) for d in fast.diagnostics] == [(d.code, d.start) for d in general.diagnostics]
+
+
+def test_what_the_fast_list_grammar_accepts_the_general_parser_parses_with_the_same_names():
+    # operand lists of the kernels, and near-misses of them: an accepted list is valid PTX
+    # operand syntax (the general parser finds no error) and names exactly what NAME_USE finds
+    import random
+
+    from ptxld.ptx.operands import FAST_LISTS, NAME_USE
+    random.seed(11)
+    texts = sorted({i.operand_text for p in FILES[:12]
+                    for i in parse(open(p, encoding="utf-8").read(), eager=False).instructions})
+    cases = list(texts)
+    for t in texts:
+        for _ in range(3):
+            k = random.randrange(len(t) + 1)
+            cases.append(t[:k] + random.choice(" ,;[]{}+-%._0x9aZ!|fdU") + t[k:] if random.random() < 0.7
+                         else t[:k] + t[k + 1:])
+    accepted = rejected = 0
+    for t in cases:
+        if ";" in t:
+            continue
+        if FAST_LISTS.fullmatch(t + ";") is None:
+            rejected += 1
+            continue
+        accepted += 1
+        module = parse(f".version 8.0\n.target sm_90\n.address_size 64\n.entry k()\n{{\nmov.u32 {t};\n}}\n",
+                       eager=False)
+        ins = module.instructions[0]
+        operands, error = parse_operands(ins, fast=False)
+        assert error is None, t
+        names = {n for n in NAME_USE.findall(t)}
+        found = set()
+        stack = list(operands)
+        while stack:
+            op = stack.pop()
+            name = getattr(op, "name", None)
+            if isinstance(name, str):
+                found.add(name)
+            for attr in ("base", "first", "second"):
+                if getattr(op, attr, None) is not None:
+                    stack.append(getattr(op, attr))
+            stack.extend(getattr(op, "items", None) or getattr(op, "args", None) or [])
+        assert {n.partition(".")[0] for n in names} == {n.partition(".")[0] for n in found}, t
+    assert accepted > 1000 and rejected > 500

