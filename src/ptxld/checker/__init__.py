@@ -21,7 +21,8 @@ from .context import Checker
 from .ld import plain_ld_key
 from .operands import _STORE_LIKE
 from .records import has_record_rules
-from .registry import RULES, Rule, Trigger, all_rules, applicable, without_opcode_only
+from .registry import (NAMES_CHECKED, RULES, Rule, Trigger, all_rules, applicable, names_only,
+                       without_opcode_only)
 from .selection import SelectionError, enabled_codes, is_enabled
 from .suppress import apply_suppressions, codes_to_run
 from ..spec.decode import decode
@@ -214,6 +215,8 @@ class _Pass:
         # every instruction's operands are checked for declared names together, by scope
         self.together: dict = {}
         self.record_for: dict = {}  # opcode -> the INSTRUCTION checks that run on its record
+        # an instruction whose operand names a record rule checked leaves the names pass
+        self.names_checked_leave = names_only(c.checks[Trigger.NAMES])
 
     def instructions(self, batch) -> None:  # noqa: C901 - one branch per kind of instruction
         c = self.c
@@ -226,6 +229,7 @@ class _Pass:
         together = self.together
         kind_of = _KIND_OF
         record_for = self.record_for
+        names_checked_leave = self.names_checked_leave
         for ins in batch:
             kind = kind_of.get(ins.opcode)
             if kind is None:
@@ -276,16 +280,21 @@ class _Pass:
                     for check in store:
                         check(c, ins)
                 checks = record_for.get(ins.opcode)
+                named = False
                 if checks is None:
                     checks = applicable(record, ins.decoded.name)
                     before = len(c.diags)
                     for check in checks:
-                        check(c, ins)
+                        if check(c, ins) is NAMES_CHECKED:
+                            named = True
                     # the opcode-only rules found nothing: nothing on this opcode's other instructions
                     record_for[ins.opcode] = checks if len(c.diags) != before else without_opcode_only(checks)
-                    continue
-                for check in checks:
-                    check(c, ins)
+                else:
+                    for check in checks:
+                        if check(c, ins) is NAMES_CHECKED:
+                            named = True
+                if named and names_checked_leave:
+                    group.pop()  # this instruction, appended above: nothing left for the names pass
             elif kind == _FAMILY:
                 for check in family:
                     check(c, ins, ins.decoded)
@@ -300,5 +309,6 @@ class _Pass:
         c = self.c
         for check in c.checks[Trigger.NAMES]:
             for scope, group in self.together.items():
-                check(c, scope, group)
+                if group:  # empty where every instruction's names were checked already
+                    check(c, scope, group)
         self.together = {}

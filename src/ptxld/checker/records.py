@@ -18,7 +18,7 @@ from ..spec.mma import WGMMA_SPARSE
 from ..spec.opcodes import SUBNAMES, special_register
 from ..spec.types import TYPES, kind_bits
 from .context import Checker, fmt_version
-from .registry import Example, Rule, Trigger, rule
+from .registry import NAMES_CHECKED, Example, Rule, Trigger, rule
 
 SECTION = "PTX ISA 9.7 (Instructions)"
 
@@ -100,8 +100,10 @@ def check_instruction(c: Checker, ins) -> None:
     if plans is not None:
         pieces = ins.operand_text.split(",")
         for plan in plans:
-            if len(pieces) == len(plan) and _fits(c, ins, pieces, plan):
-                return
+            if len(pieces) == len(plan):
+                fit = _fits(c, ins, pieces, plan)
+                if fit:
+                    return fit
     d = ins.decoded
     opcode = d.opcode
     if opcode not in c.clean_opcodes:
@@ -113,8 +115,9 @@ def check_instruction(c: Checker, ins) -> None:
             plans = _plan(d, matching_forms(d))
             if plans is not None:
                 c.fast_plans[opcode] = plans
-                if _plain_operands_fit(c, ins, plans):
-                    return
+                fit = _plain_operands_fit(c, ins, plans)
+                if fit:
+                    return fit
     forms = matching_forms(d)
     if not forms:
         return
@@ -147,6 +150,9 @@ _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "labe
 _PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))[%A-Za-z_$][\w$]*\s*"
                             r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# a number as the fast operand grammar writes it (ptx/operands.py)
+_NUMBER = re.compile(r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0"
+                     r"|-\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0)")
 _PRED = frozenset({".pred"})
 # a special register's field as the operand grammar reads it (`%tid.x`)
 _FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
@@ -225,17 +231,24 @@ def _registers_for(types, wide: bool) -> frozenset:
     return got
 
 
-def _plain_operands_fit(c: Checker, ins, plans) -> bool:
+def _plain_operands_fit(c: Checker, ins, plans):
     pieces = ins.operand_text.split(",")
     for plan in plans:
-        if len(pieces) == len(plan) and _fits(c, ins, pieces, plan):
-            return True
+        if len(pieces) == len(plan):
+            fit = _fits(c, ins, pieces, plan)
+            if fit:
+                return fit
     return False
 
 
-def _fits(c: Checker, ins, pieces, plan) -> bool:
+def _fits(c: Checker, ins, pieces, plan):
+    """Whether the operand pieces fit the plan: False, True, or NAMES_CHECKED where besides every
+    piece is a register declared before the first instruction of the scope, or a number as the
+    fast operand grammar writes it (PTX0301 has nothing left to check of them)."""
     scope = ins.scope or ins.module.scope
     memo = c.lookups_of(scope)
+    first = c.first.get(scope, -1)
+    named = True
     for piece, (regs, flags) in zip(pieces, plan):
         p = piece.strip()
         if p[:1] == "%" and "." not in p:
@@ -246,10 +259,14 @@ def _fits(c: Checker, ins, pieces, plan) -> bool:
             if var is not None:
                 if var.space != ".reg" or var.vector or var.type not in regs:
                     return False
+                if var.start >= first:
+                    named = False  # declared further down: PTX0301 reads it
                 continue
         if not _piece_fits(c, ins, scope, memo, p, regs, flags):
             return False
-    return True
+        if named and _NUMBER.fullmatch(p) is None:
+            named = False
+    return NAMES_CHECKED if named else True
 
 
 def _piece_fits(c: Checker, ins, scope, memo, p: str, regs, flags) -> bool:  # noqa: C901 - one branch per operand shape

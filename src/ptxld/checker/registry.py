@@ -107,6 +107,20 @@ class Trigger:
            NAMES)
 
 
+# What a Trigger.INSTRUCTION function may return to say that it looked up every name of the
+# instruction's operands and found each declared before the first instruction of its scope (and
+# the operand text in the operand grammar's fast form): all that PTX0301's names pass would
+# check of them, which then leaves the instruction out (records.py's plans look up every
+# register of most instructions anyway).
+NAMES_CHECKED = "names checked"
+
+
+def names_only(functions: list) -> bool:
+    """Whether the NAMES `functions` (those that run) report nothing but PTX0301, so that an
+    instruction whose names were checked (`NAMES_CHECKED`) may be left out of their pass."""
+    return all(k.codes <= {"PTX0301"} for k in CHECKS[Trigger.NAMES] if k.function in functions)
+
+
 class Check:
     """A registered checking function: what it runs on and every code it can report."""
     __slots__ = ("function", "trigger", "codes")  # a plain class: dataclasses cost start-up time
