@@ -5,7 +5,8 @@ the trees alternate (their order turns round by round), and the table gives the 
 rounds (the least disturbed by other work on the machine) with the median beside it, and each
 tree's best against the first tree's. Commands:
 
-* `--version`: start-up alone (interpreter, click, ptxld's command line);
+* `--version`: start-up alone (interpreter, the command-line library (click in trees before
+  the argparse port), ptxld's command line);
 * `check SMALL`: a short module (the first nvcc kernel file, or `--small`);
 * `check MODERN`: the ~40k-line module of `bench_check.py` (nvcc sm_90 kernels replicated; from
   `--kernels DIR` to compare trees on the same PTX when the kernel set has grown since);

@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import sys
 
-import click
-
+from .cliutil import Group, Path, argument, echo, group, option
 from .io import InputError, read_ptx
+from .version import version
 
 
 # Subcommands living with their subsystem, imported only when used (the emulator loads NumPy),
@@ -26,64 +26,35 @@ _LAZY = {
 }
 
 
-class _Group(click.Group):
-    def list_commands(self, ctx):
-        return sorted(set(super().list_commands(ctx)) | set(_LAZY))
+class _Main(Group):
+    """`ptxld`: the exit-code contract around every subcommand."""
 
-    def get_command(self, ctx, name):
-        if name in _LAZY and name not in self.commands:
-            import importlib  # start-up time: the subcommand's package only when it runs
-            module, attr = _LAZY[name][0].split(":")
-            self.add_command(getattr(importlib.import_module(module), attr), name)
-        return super().get_command(ctx, name)
-
-    def format_commands(self, ctx, formatter):
-        rows = []
-        for name in self.list_commands(ctx):
-            if name in _LAZY and name not in self.commands:
-                rows.append((name, _LAZY[name][1]))
-            else:
-                cmd = self.commands[name]
-                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def main(self, *args, **kwargs):
+    def run(self, args: list, prog: str) -> None:
         try:
-            return super().main(*args, **kwargs)
-        except (KeyboardInterrupt, BrokenPipeError):
+            super().run(args, prog)
+        except KeyboardInterrupt:  # Ctrl-C: the shell's convention
+            echo("interrupted", err=True)
             sys.exit(130)
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:  # Ctrl-C: the shell's convention, not click's "Aborted!" exit 1
-            click.echo("interrupted", err=True)
-            sys.exit(130)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
-            raise
         except BrokenPipeError:  # `ptxld rules | head`: the reader left, which is no error
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
         except InputError as e:
-            click.echo(f"error: {e}", err=True)
+            echo(f"error: {e}", err=True)
             sys.exit(2)
         except RecursionError:
-            click.echo("error: input nests too deeply to process", err=True)
+            echo("error: input nests too deeply to process", err=True)
             sys.exit(2)
         except MemoryError:  # the machine's memory ran out before ptxld's own budget did
-            click.echo("error: out of memory; for `run`, lower --memory-budget or the launch size",
-                       err=True)
+            echo("error: out of memory; for `run`, lower --memory-budget or the launch size", err=True)
             sys.exit(2)
         except Exception as e:  # pragma: no cover - a bug in ptxld, reported without a traceback
-            click.echo(f"internal error: {type(e).__name__}: {e}\n"
-                       "this is a bug in ptxld; please report it with the input", err=True)
+            echo(f"internal error: {type(e).__name__}: {e}\n"
+                 "this is a bug in ptxld; please report it with the input", err=True)
             sys.exit(3)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="ptxld")
+@group("ptxld", cls=_Main, lazy=_LAZY, version=version)
 def main() -> None:
     """Parse, check, run and lower NVIDIA GPU load instructions (PTX ld, ld.global.nc, wmma.load,
     SASS LDG).
@@ -94,8 +65,9 @@ def main() -> None:
 
 
 @main.command("parse")
-@click.argument("file", type=click.Path(allow_dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print the model of every load as JSON lines.")
+@argument("file", type=Path(allow_dash=True))
+@option("--json", dest="as_json", action="store_true",
+        help="Print the model of every load as JSON lines.")
 def parse_cmd(file: str, as_json: bool) -> None:
     """Parse FILE and show every load-family instruction (ld, ld.global.nc, wmma.load)."""
     import json
@@ -106,28 +78,28 @@ def parse_cmd(file: str, as_json: bool) -> None:
 
     text, warning = read_ptx(file)
     if warning:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     file = "<stdin>" if file == "-" else file
     module = parse(text, filename=file)
     for ins in module.loads():
         if as_json:
-            click.echo(json.dumps(to_json(ins.load)))
+            echo(json.dumps(to_json(ins.load)))
         else:
             m = ins.load
-            click.echo(f"{file}:{ins.line}:{ins.column}: {ins.opcode}  "
-                       f"[{m.form}, space={m.space or 'generic'}, type={m.type}]")
+            echo(f"{file}:{ins.line}:{ins.column}: {ins.opcode}  "
+                 f"[{m.form}, space={m.space or 'generic'}, type={m.type}]")
     errors = [d for d in module.diagnostics if d.severity == "error"]
     for d in module.diagnostics:
-        click.echo(f"{file}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}", err=True)
+        echo(f"{file}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}", err=True)
     sys.exit(1 if errors else 0)
 
 
 @main.command("fmt")
-@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("--check", "check_only", is_flag=True, help="Exit 1 if a file is not formatted.")
-@click.option("--diff", is_flag=True, help="Print a unified diff instead of the text.")
-@click.option("-i", "--in-place", is_flag=True, help="Rewrite the files.")
-def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool) -> None:
+@argument("files", nargs="+", type=Path(allow_dash=True))
+@option("--check", dest="check_only", action="store_true", help="Exit 1 if a file is not formatted.")
+@option("--diff", action="store_true", help="Print a unified diff instead of the text.")
+@option("-i", "--in-place", action="store_true", help="Rewrite the files.")
+def fmt_cmd(files: list[str], check_only: bool, diff: bool, in_place: bool) -> None:
     """Print FILES in canonical PTX layout (like `ruff format`)."""
     import difflib
 
@@ -141,32 +113,30 @@ def fmt_cmd(files: tuple[str, ...], check_only: bool, diff: bool, in_place: bool
         name = "<stdin>" if file == "-" else file
         if warning and in_place:
             # writing the text back would replace its undecodable bytes
-            click.echo(f"{name}: not formatted: it is not valid UTF-8 ({warning})", err=True)
+            echo(f"{name}: not formatted: it is not valid UTF-8 ({warning})", err=True)
             status = max(status, 1)
             continue
         try:
             out = format_text(text, filename=name)
         except FormatError as e:
-            click.echo(str(e), err=True)
+            echo(str(e), err=True)
             status = max(status, 1)
             continue
         if check_only or diff:
             if out != text:
                 status = max(status, 1)
                 if diff:
-                    click.echo("".join(difflib.unified_diff(
+                    echo("".join(difflib.unified_diff(
                         text.splitlines(True), out.splitlines(True), file, file + " (formatted)")), nl=False)
                 else:
-                    click.echo(f"would reformat {file}")
+                    echo(f"would reformat {file}")
         elif in_place and file != "-":
             if out != text:
                 with open(file, "w", encoding="utf-8") as f:
                     f.write(out)
         else:
-            click.echo(out, nl=False)
+            echo(out, nl=False)
     sys.exit(status)
-
-
 
 
 if __name__ == "__main__":

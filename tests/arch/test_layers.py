@@ -16,12 +16,13 @@ ALLOWED = {
     "io": set(),
     "version": set(),
     "lazy": set(),
+    "cliutil": set(),      # the command line's plumbing (argparse): each subsystem's cli.py uses it
     "ptx": {"spec", "diagnostics", "slotted"},
-    "wmma": {"spec", "slotted"},
-    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy", "slotted"},
-    "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io", "slotted"},
-    "sass": {"spec", "ptx", "checker", "diagnostics", "io", "slotted"},
-    "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io", "slotted"},
+    "wmma": {"spec", "slotted", "cliutil"},
+    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy", "slotted", "cliutil"},
+    "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io", "slotted", "cliutil"},
+    "sass": {"spec", "ptx", "checker", "diagnostics", "io", "slotted", "cliutil"},
+    "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io", "slotted", "cliutil"},
 }
 # top-level modules of the package that sit above everything (the command line, the API)
 TOP = {"ptxld", "ptxld.cli"}

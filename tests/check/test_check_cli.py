@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.checker import cli as check_cli
 from ptxld.checker.explain import explain_instruction

@@ -3,7 +3,7 @@ as ruff reads its own: every rule's page example is the reference for what a rul
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxld.checker import SelectionError, all_rules, check_source

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxas_util import PTXAS, assemble, ptxas_version_ok
 from ptxld.checker import all_rules, check_source
@@ -100,11 +100,7 @@ def test_cli_fixes_the_file_and_reports_what_is_left(tmp_path):
 
 def test_cli_fix_of_standard_input_prints_the_fixed_text():
     original = open(EXAMPLE, encoding="utf-8").read()
-    try:
-        runner = CliRunner(mix_stderr=False)  # click 8.1
-    except TypeError:
-        runner = CliRunner()  # click >= 8.2 keeps the streams apart anyway
-    res = runner.invoke(main, ["check", "--fix", "-"], input=original)
+    res = CliRunner().invoke(main, ["check", "--fix", "-"], input=original)
     fixed, _, _ = fix_source(original)
     assert res.stdout == fixed and "error[" in res.stderr and "fixed 1 problem(s)" in res.stderr
 

@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxld import emu

@@ -39,7 +39,7 @@ def test_garbage_is_capped_with_a_count_of_what_was_left_out():
 
 
 def test_binary_and_invalid_utf8_files(tmp_path):
-    from click.testing import CliRunner
+    from cli_runner import CliRunner
 
     from ptxld.cli import main
     elf = tmp_path / "k.cubin"

@@ -5,7 +5,7 @@ checked before any work; one default target for explain and the wmma commands.""
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxas_util import PTXAS, assemble

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxld import emu

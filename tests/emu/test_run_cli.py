@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.cli import main
 

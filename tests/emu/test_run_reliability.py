@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxld.cli import main
@@ -219,7 +219,7 @@ def test_progress_redraws_at_most_ten_times_a_second(monkeypatch):
     monkeypatch.setattr("ptxld.emu.cli.time.perf_counter", lambda: next(clock))
     p = _Progress()
     drawn = []
-    monkeypatch.setattr("ptxld.emu.cli.click.echo", lambda *a, **k: drawn.append(a))
+    monkeypatch.setattr("ptxld.emu.cli.echo", lambda *a, **k: drawn.append(a))
     for _ in range(5000):        # 5 simulated seconds of updates, one a millisecond
         p.update(_FakeBatch())
     assert 30 <= len(drawn) <= 41  # from 1 s on, ten a second

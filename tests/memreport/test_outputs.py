@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxld.cli import main

@@ -8,7 +8,7 @@ import re
 import sys
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 import ptxld
 from ptxld.cli import main

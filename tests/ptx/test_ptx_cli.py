@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.cli import main
 

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.sass import elf
 from ptxld.sass.cli import sass

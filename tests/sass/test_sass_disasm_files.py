@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.cli import main
 from ptxld.sass import elf

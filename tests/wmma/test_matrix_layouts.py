@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.cli import main
 from ptxld.spec import mma as spec

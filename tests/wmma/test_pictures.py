@@ -5,7 +5,7 @@ import struct
 import zlib
 
 import pytest
-from click.testing import CliRunner
+from cli_runner import CliRunner
 
 from ptxld.cli import main
 from ptxld.wmma.layouts import fragment_layout

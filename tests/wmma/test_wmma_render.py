@@ -64,7 +64,7 @@ def test_describe_gates_and_errors():
 
 
 def test_cli_group():
-    from click.testing import CliRunner
+    from cli_runner import CliRunner
 
     from ptxld.wmma.cli import wmma_group
     runner = CliRunner()

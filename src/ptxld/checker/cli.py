@@ -5,10 +5,10 @@ import gc
 import os
 import re
 import sys
-
-import click
+from argparse import BooleanOptionalAction
 
 from .. import lazy
+from ..cliutil import BadParameter, Path, UsageError, argument, command, echo, option
 from ..io import InputError, read_ptx
 from ..ptx.loads import WmmaLoadModel
 from ..spec.targets import DEFAULT_TARGET
@@ -36,26 +36,26 @@ def _check_texts(jobs):
     return results
 
 
-@click.command("check")
-@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
-              help="Output format (SARIF 2.1.0 for code scanning).")
-@click.option("--strict", is_flag=True, help="Rules of the PTX ISA text that ptxas does not enforce "
-              "become errors.")
-@click.option("--select", "select", multiple=True, metavar="CODES",
-              help="Check only these rules: codes or prefixes, comma-separated (PTX02, PTX0301). "
-              "Replaces the configuration's `select`.")
-@click.option("--ignore", "ignore", multiple=True, metavar="CODES",
-              help="Do not check these rules: codes or prefixes, comma-separated. The most specific "
-              "of --select/--ignore wins (PTX02 with --ignore PTX0203: every PTX02xx rule but one).")
-@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False),
-              help="Read settings from this ptxld.toml or pyproject.toml instead of the one found "
-              "upwards from each file.")
-@click.option("--isolated", is_flag=True, help="Read no configuration file.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal, "
-              "unless NO_COLOR is set).")
-@click.option("--fix", is_flag=True, help="Apply the safe fixes to the files (standard input: print the "
-              "fixed text, and the report on standard error), then report what is left.")
+@command("check")
+@argument("files", nargs="+", type=Path(allow_dash=True))
+@option("--format", dest="fmt", choices=["text", "json", "sarif"], default="text",
+        help="Output format (SARIF 2.1.0 for code scanning).")
+@option("--strict", action="store_true", help="Rules of the PTX ISA text that ptxas does not enforce "
+        "become errors.")
+@option("--select", action="append", default=[], metavar="CODES",
+        help="Check only these rules: codes or prefixes, comma-separated (PTX02, PTX0301). "
+        "Replaces the configuration's `select`.")
+@option("--ignore", action="append", default=[], metavar="CODES",
+        help="Do not check these rules: codes or prefixes, comma-separated. The most specific "
+        "of --select/--ignore wins (PTX02 with --ignore PTX0203: every PTX02xx rule but one).")
+@option("--config", type=Path(exists=True, dir_okay=False),
+        help="Read settings from this ptxld.toml or pyproject.toml instead of the one found "
+        "upwards from each file.")
+@option("--isolated", action="store_true", help="Read no configuration file.")
+@option("--color", action=BooleanOptionalAction, default=None, help="Colour the text output (default: "
+        "on a terminal, unless NO_COLOR is set).")
+@option("--fix", action="store_true", help="Apply the safe fixes to the files (standard input: print "
+        "the fixed text, and the report on standard error), then report what is left.")
 def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
     """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
 
@@ -74,18 +74,18 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
         try:
             text, warning = read_ptx(file)
         except InputError as e:
-            click.echo(f"error: {e}", err=True)
+            echo(f"error: {e}", err=True)
             io_failed = True
             continue
         if warning:
             if not quiet_stderr:  # the report carries it as an error (non-ASCII)
-                click.echo(f"warning: {warning}", err=True)
+                echo(f"warning: {warning}", err=True)
             undecodable.add(len(texts))
         texts.append((file if file != "-" else "<stdin>", text))
         try:
             settings.append(_settings(file, strict, select, ignore, config, isolated, found))
         except (ConfigError, SelectionError) as e:
-            raise click.UsageError(str(e))
+            raise UsageError(str(e))
     if fix:
         results, report_to_stderr = _fix_files(texts, settings, undecodable, quiet_stderr)
     else:
@@ -96,19 +96,19 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
         # start-up time: the renderers only when there is something to print
         from .render import render_json, render_sarif, render_text, use_color
     if fmt == "json":
-        click.echo(render_json(named), nl=False, err=report_to_stderr)
+        echo(render_json(named), nl=False, err=report_to_stderr)
     elif fmt == "sarif":
-        click.echo(render_sarif(named, dict(texts)), nl=False, err=report_to_stderr)
+        echo(render_sarif(named, dict(texts)), nl=False, err=report_to_stderr)
     elif any(diags for _, diags in named):
         stream = sys.stderr if report_to_stderr else sys.stdout
         paint = use_color(stream) if color is None else color
         for (name, text), (_, diags) in zip(texts, named):
             if diags:
-                click.echo(render_text(diags, text, color=paint), nl=False, err=report_to_stderr)
+                echo(render_text(diags, text, color=paint), nl=False, err=report_to_stderr)
         warnings = sum(d.severity == "warning" for _, ds in named for d in ds)
         if errors or warnings:
-            click.echo(f"{len(texts)} file(s) checked: {errors} error(s), {warnings} warning(s)",
-                       err=report_to_stderr)
+            echo(f"{len(texts)} file(s) checked: {errors} error(s), {warnings} warning(s)",
+                 err=report_to_stderr)
     code = 2 if io_failed else 1 if errors else 0
     if sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
         # A big module is millions of objects: skip tearing them down at interpreter exit.
@@ -136,7 +136,7 @@ def _expand_directories(files) -> tuple[list, bool]:
             found = sorted(os.path.join(d, n) for d, _, names in os.walk(f) for n in names
                            if n.endswith(".ptx"))
             if not found:
-                click.echo(f"error: {f}: a directory with no .ptx files", err=True)
+                echo(f"error: {f}: a directory with no .ptx files", err=True)
                 failed = True
             out += found
         else:
@@ -153,7 +153,7 @@ def _fix_files(texts: list, settings: list, undecodable: set, quiet: bool = Fals
         strict, select = settings[i]
         if i in undecodable:  # writing it back would replace its undecodable bytes
             if not quiet:
-                click.echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
+                echo(f"{name}: not fixed: it is not valid UTF-8", err=True)
             results.append(_check_text((text, name, strict, select)))
             continue
         fixed, applied, diags = fix_source(text, filename=name, strict=strict, select=select)
@@ -165,9 +165,9 @@ def _fix_files(texts: list, settings: list, undecodable: set, quiet: bool = Fals
             with open(name, "w", encoding="utf-8", newline="") as f:
                 f.write(fixed)
         if applied and not quiet:
-            click.echo(f"{name}: fixed {applied} problem(s)", err=True)
+            echo(f"{name}: fixed {applied} problem(s)", err=True)
     if to_stdout is not None:
-        click.echo(to_stdout, nl=False)
+        echo(to_stdout, nl=False)
     return results, to_stdout is not None
 
 
@@ -198,21 +198,21 @@ def _check_all(texts: list, settings: list) -> list:
 _CODE = re.compile(r"^PTX\d{4}$", re.I)
 
 
-@click.command("explain")
-@click.argument("what")
-@click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Check the instruction for this "
-              "target and show its wmma fragment layout (default: the newest target ptxas 13.0 knows).")
-@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, writable=True),
-              help="wmma.load/store: also write the fragment map as an SVG picture.")
-@click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True),
-              help="wmma.load/store: also write the fragment map as a PNG picture.")
+@command("explain")
+@argument("what")
+@option("--target", default=DEFAULT_TARGET, show_default=True, help="Check the instruction for this "
+        "target and show its wmma fragment layout (default: the newest target ptxas 13.0 knows).")
+@option("--svg", dest="svg_path", type=Path(dir_okay=False, writable=True),
+        help="wmma.load/store: also write the fragment map as an SVG picture.")
+@option("--png", dest="png_path", type=Path(dir_okay=False, writable=True),
+        help="wmma.load/store: also write the fragment map as a PNG picture.")
 def explain_cmd(what, target, svg_path, png_path):
     """Explain a load (`"ld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];"`) or a rule code (`PTX0203`)."""
     if _CODE.match(what.strip()):
         rule = get(what.strip())
         if rule is None:
-            raise click.UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
-        click.echo(rule_page(rule), nl=False)
+            raise UsageError(f"no rule {what.strip().upper()}; `ptxld rules` lists them")
+        echo(rule_page(rule), nl=False)
         return
     for path, opt in ((svg_path, "--svg"), (png_path, "--png")):
         if path:
@@ -223,20 +223,20 @@ def explain_cmd(what, target, svg_path, png_path):
     try:
         result = explain_instruction(what, target=target)
     except ExplainError as e:
-        raise click.UsageError(str(e))
+        raise UsageError(str(e))
     if (svg_path or png_path) and result.text:
         if not isinstance(result.model, (WmmaLoadModel, dict)):
-            raise click.UsageError("--svg/--png draw the fragments of wmma.load / wmma.store and the "
-                                   "matrix instructions; an `ld` has no fragment to draw")
+            raise UsageError("--svg/--png draw the fragments of wmma.load / wmma.store and the "
+                             "matrix instructions; an `ld` has no fragment to draw")
     if result.diagnostics:
         # what is wrong comes first, on standard output with the description (one report)
-        click.echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
+        echo(render_text(result.diagnostics, result.source, color=use_color(sys.stdout)), nl=False)
     if result.text:
         if result.diagnostics:
-            click.echo()
-        click.echo(result.text, nl=False)
+            echo()
+        echo(result.text, nl=False)
     else:
-        click.echo("not explained: the instruction is not a valid load (see above)")
+        echo("not explained: the instruction is not a valid load (see above)")
     if (svg_path or png_path) and result.text:
         _write_fragment_pictures(result.model, target, svg_path, png_path)
     if result.errors:
@@ -246,44 +246,44 @@ def explain_cmd(what, target, svg_path, png_path):
 def _check_output_path(path: str, option: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise click.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
+        raise BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
     if not os.access(folder, os.W_OK):
-        raise click.BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)
+        raise BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)
 
 
 def _write_fragment_pictures(model, target: str, svg_path, png_path) -> None:
     if isinstance(model, dict):       # mma.sync / ldmatrix / stmatrix / movmatrix / wgmma
         if png_path:
-            raise click.UsageError("--png draws wmma fragments; use --svg for this instruction")
+            raise UsageError("--png draws wmma fragments; use --svg for this instruction")
         svg = lazy.load("ptxld.wmma.matrix_render").fragments_svg(next(iter(model.values())).name, model)
         with open(svg_path, "w", encoding="utf-8") as f:
             f.write(svg)
-        click.echo(f"wrote {svg_path}", err=True)
+        echo(f"wrote {svg_path}", err=True)
         return
     render = lazy.load("ptxld.wmma.render")
     args = (model.shape, model.matrix, model.element_type, model.layout, target)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as f:
             f.write(render.fragment_svg(*args))
-        click.echo(f"wrote {svg_path}", err=True)
+        echo(f"wrote {svg_path}", err=True)
     if png_path:
         with open(png_path, "wb") as f:
             f.write(render.fragment_png(*args))
-        click.echo(f"wrote {png_path}", err=True)
+        echo(f"wrote {png_path}", err=True)
 
 
-@click.command("rules")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@command("rules")
+@option("--format", dest="fmt", choices=["text", "json"], default="text")
 def rules_cmd(fmt):
     """List every rule with its code, severity and summary."""
     rules = all_rules()
     if fmt == "json":
         import json
-        click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
-                                "isa_only": r.isa_only, "summary": r.summary, "section": r.section}
-                               for r in rules], indent=2))
+        echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
+                          "isa_only": r.isa_only, "summary": r.summary, "section": r.section}
+                         for r in rules], indent=2))
         return
     for r in rules:
         sev = r.severity + ("*" if r.isa_only else "")
-        click.echo(f"{r.code}  {sev:<8} {r.name:<36} {r.summary}")
-    click.echo("\n* a warning by default (ptxas accepts it); an error with `ptxld check --strict`")
+        echo(f"{r.code}  {sev:<8} {r.name:<36} {r.summary}")
+    echo("\n* a warning by default (ptxas accepts it); an error with `ptxld check --strict`")

@@ -9,9 +9,9 @@ import os
 import sys
 import time
 
-import click
 import numpy as np
 
+from ..cliutil import BadParameter, Path, argument, command, echo, option
 from ..io import InputError, read_ptx
 from .api import DEFAULT_MAX_STEPS, DEFAULT_MEMORY_BUDGET, RawModule
 from .errors import EmulationError
@@ -30,7 +30,7 @@ def _dims(text: str, what: str):
             raise ValueError
         return v
     except ValueError:
-        raise click.BadParameter(f"{what} must be X[,Y[,Z]] integers, got {text!r}")
+        raise BadParameter(f"{what} must be X[,Y[,Z]] integers, got {text!r}")
 
 
 def _arg(text: str):
@@ -42,34 +42,38 @@ def _arg(text: str):
                 return np.array(float(val), dt)[()], None
             value = int(val, 0)
         except ValueError:
-            raise click.BadParameter(f"bad {kind} value {val!r} in {text!r}")
+            raise BadParameter(f"bad {kind} value {val!r} in {text!r}")
         info = np.iinfo(dt)
         lo = info.min if kind[0] != "b" else -(info.max // 2) - 1
         if not lo <= value <= info.max:
-            raise click.BadParameter(f"{text!r}: {value} does not fit {kind} ({lo} to {info.max})")
+            raise BadParameter(f"{text!r}: {value} does not fit {kind} ({lo} to {info.max})")
         return np.array(value, np.int64 if value < 0 else np.uint64).astype(dt)[()], None
     if text.endswith(".npy"):
         return _load_npy(text), text
-    raise click.BadParameter(f"argument {text!r} is neither a .npy file nor a typed scalar "
-                             f"like u32:1024 or f32:2.5")
+    raise BadParameter(f"argument {text!r} is neither a .npy file nor a typed scalar "
+                       f"like u32:1024 or f32:2.5")
 
 
 def _load_npy(path: str) -> np.ndarray:
     try:
         value = np.load(path, allow_pickle=False)
     except OSError as e:
-        raise click.BadParameter(f"cannot read {path}: {e.strerror or e}")
+        raise BadParameter(f"cannot read {path}: {e.strerror or e}")
     except (ValueError, EOFError):
-        raise click.BadParameter(f"{path} is not a NumPy .npy array of numbers (a text file, pickled "
-                                 "Python objects or a damaged file?)")
+        raise BadParameter(f"{path} is not a NumPy .npy array of numbers (a text file, pickled "
+                           "Python objects or a damaged file?)")
     if not isinstance(value, np.ndarray):
-        raise click.BadParameter(f"{path} holds an archive, not one array")
+        raise BadParameter(f"{path} holds an archive, not one array")
     return value
 
 
-def _positive(ctx, param, value):
-    if value is not None and value <= 0:
-        raise click.BadParameter("must be a positive integer")
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadParameter(f"{text!r} is not a valid integer")
+    if value <= 0:
+        raise BadParameter("must be a positive integer")
     return value
 
 
@@ -78,38 +82,37 @@ def _writable_dir(path: str) -> None:
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
-        raise click.BadParameter(f"cannot create {path}: {e.strerror or e}", param_hint="--out")
+        raise BadParameter(f"cannot create {path}: {e.strerror or e}", param_hint="--out")
     if not os.access(path, os.W_OK):
-        raise click.BadParameter(f"{path} is not writable", param_hint="--out")
+        raise BadParameter(f"{path} is not writable", param_hint="--out")
 
 
 def run_options(fn):
     """The options and arguments of `ptxld run` (shared with its memory-report flavour, which
     adds its own options and passes these on to `run_kernel`)."""
     for deco in reversed((
-        click.argument("file", type=click.Path(exists=True, dir_okay=False)),
-        click.option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX."),
-        click.option("--grid", "-g", default="1", help="Grid size X[,Y,Z]."),
-        click.option("--block", "-b", required=True, help="Block size X[,Y,Z]."),
-        click.option("--cluster", default=None, help="Cluster size X[,Y,Z] (sm_90; default: the kernel's "
-                     ".reqnctapercluster, else 1)."),
-        click.option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes."),
-        click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-                     help="Write the buffers the kernel wrote here instead of back into their .npy files."),
-        click.option("--max-steps", default=DEFAULT_MAX_STEPS, show_default=True, type=int, callback=_positive,
-                     help="Instruction-step budget (a runaway loop stops with an error)."),
-        click.option("--memory-budget", default=DEFAULT_MEMORY_BUDGET, show_default=True, type=int,
-                     callback=_positive, help="Bytes the emulator may allocate (buffers, shared, local, "
-                     "registers)."),
-        click.option("--max-call-depth", default=DEFAULT_MAX_CALL_DEPTH, show_default=True, type=int,
-                     callback=_positive, help="Deepest call chain (recursion) a thread may build."),
-        click.option("--async-copies", type=click.Choice(["wait", "late"]), default="wait",
-                     help="When asynchronous copies land: at the first wait covering them (default), or "
-                     "as late as the PTX ISA allows (surfaces missing waits)."),
-        click.option("--no-check", is_flag=True,
-                     help="Run even a module ptxas would refuse (skip the checker's errors)."),
-        click.option("--quiet", "-q", is_flag=True, help="No summary."),
-        click.argument("args", nargs=-1),
+        argument("file", type=Path(exists=True, dir_okay=False)),
+        option("--kernel", "-k", required=True, help="Entry name as it appears in the PTX."),
+        option("--grid", "-g", default="1", help="Grid size X[,Y,Z]."),
+        option("--block", "-b", required=True, help="Block size X[,Y,Z]."),
+        option("--cluster", default=None, help="Cluster size X[,Y,Z] (sm_90; default: the kernel's "
+               ".reqnctapercluster, else 1)."),
+        option("--shared-mem", default=0, type=int, help="Dynamic shared memory bytes."),
+        option("--out", dest="out_dir", type=Path(file_okay=False), default=None,
+               help="Write the buffers the kernel wrote here instead of back into their .npy files."),
+        option("--max-steps", default=DEFAULT_MAX_STEPS, show_default=True, type=_positive,
+               help="Instruction-step budget (a runaway loop stops with an error)."),
+        option("--memory-budget", default=DEFAULT_MEMORY_BUDGET, show_default=True, type=_positive,
+               help="Bytes the emulator may allocate (buffers, shared, local, registers)."),
+        option("--max-call-depth", default=DEFAULT_MAX_CALL_DEPTH, show_default=True, type=_positive,
+               help="Deepest call chain (recursion) a thread may build."),
+        option("--async-copies", choices=["wait", "late"], default="wait",
+               help="When asynchronous copies land: at the first wait covering them (default), or "
+               "as late as the PTX ISA allows (surfaces missing waits)."),
+        option("--no-check", action="store_true",
+               help="Run even a module ptxas would refuse (skip the checker's errors)."),
+        option("--quiet", "-q", action="store_true", help="No summary."),
+        argument("args", nargs="*"),
     )):
         fn = deco(fn)
     return fn
@@ -137,7 +140,7 @@ def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_step
     except EmulationError as e:
         if progress:
             progress.clear()
-        click.echo(f"error: {type(e).__name__}: {e}", err=True)
+        echo(f"error: {type(e).__name__}: {e}", err=True)
         sys.exit(1)
     if progress:
         progress.clear()
@@ -151,12 +154,12 @@ def run_kernel(file, kernel, grid, block, cluster, shared_mem, out_dir, max_step
         try:
             np.save(dest, value)
         except OSError as e:
-            click.echo(f"error: cannot write {dest}: {e.strerror or e}", err=True)
+            echo(f"error: cannot write {dest}: {e.strerror or e}", err=True)
             sys.exit(2)
     return result
 
 
-@click.command("run")
+@command("run")
 @run_options
 def run_cmd(quiet, **run_args):
     """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024).
@@ -164,7 +167,7 @@ def run_cmd(quiet, **run_args):
     Only the buffers the kernel wrote are saved (in place, or into --out DIR)."""
     stats = run_kernel(**run_args)
     if not quiet:
-        click.echo(stats.summary())
+        echo(stats.summary())
 
 
 class _Progress:
@@ -186,11 +189,11 @@ class _Progress:
             return
         self.last = now
         done = int(batch.exited.sum())
-        click.echo(f"\r  {dt:6.1f} s  {batch.steps} steps  {batch.thread_instructions:,} "
-                   f"thread-instructions  {done}/{batch.N} threads of this batch done",
-                   err=True, nl=False)
+        echo(f"\r  {dt:6.1f} s  {batch.steps} steps  {batch.thread_instructions:,} "
+             f"thread-instructions  {done}/{batch.N} threads of this batch done",
+             err=True, nl=False)
         self.shown = True
 
     def clear(self):
         if self.shown:
-            click.echo("\r" + " " * 100 + "\r", err=True, nl=False)
+            echo("\r" + " " * 100 + "\r", err=True, nl=False)

@@ -12,46 +12,45 @@ from __future__ import annotations
 import json
 import sys
 
-import click
-
+from ..cliutil import Path, UsageError, command, echo, option
 from ..emu.cli import run_kernel, run_options
 from .cache import PRESETS
 from .html import report_html
 from .recorder import ReportOptions
 
 
-@click.command("run")
-@click.option("--memory-report", "memory_report", is_flag=True,
-              help="Print the memory report: requests, sectors, bank conflicts, cache model.")
-@click.option("--memory-report-json", "json_out", type=click.Path(dir_okay=False), default=None,
-              help="Write the memory report as JSON.")
-@click.option("--memory-report-html", "html_out", type=click.Path(dir_okay=False), default=None,
-              help="Write the annotated-source memory report as a self-contained HTML file.")
-@click.option("--show-access", "show_line", type=int, default=None, metavar="LINE",
-              help="Draw one warp's access of PTX line LINE (lanes against sectors or banks).")
-@click.option("--show-access-out", "show_out", type=click.Path(dir_okay=False), default=None,
-              help="The picture's file: .svg or .png (default access-LINE.svg).")
-@click.option("--cache-preset", type=click.Choice(sorted(PRESETS)), default=None,
-              help="Cache sizes of the model (default: from the module's .target).")
+@command("run")
+@option("--memory-report", dest="memory_report", action="store_true",
+        help="Print the memory report: requests, sectors, bank conflicts, cache model.")
+@option("--memory-report-json", dest="json_out", type=Path(dir_okay=False), default=None,
+        help="Write the memory report as JSON.")
+@option("--memory-report-html", dest="html_out", type=Path(dir_okay=False), default=None,
+        help="Write the annotated-source memory report as a self-contained HTML file.")
+@option("--show-access", dest="show_line", type=int, default=None, metavar="LINE",
+        help="Draw one warp's access of PTX line LINE (lanes against sectors or banks).")
+@option("--show-access-out", dest="show_out", type=Path(dir_okay=False), default=None,
+        help="The picture's file: .svg or .png (default access-LINE.svg).")
+@option("--cache-preset", choices=sorted(PRESETS), default=None,
+        help="Cache sizes of the model (default: from the module's .target).")
 @run_options
 def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset, quiet, **run_args):
     """Run a kernel of FILE on the CPU. ARGS are .npy buffers or typed scalars (u32:1024)."""
     if show_out and show_line is None:
-        raise click.UsageError("--show-access-out needs --show-access LINE")
+        raise UsageError("--show-access-out needs --show-access LINE")
     if show_out and not show_out.endswith((".svg", ".png")):
-        raise click.UsageError(f"--show-access-out {show_out}: the name must end in .svg or .png")
+        raise UsageError(f"--show-access-out {show_out}: the name must end in .svg or .png")
     wanted = memory_report or json_out or html_out or show_line is not None
     options = ReportOptions(cache=cache_preset) if wanted else False
     result = run_kernel(**run_args, memory_report=options)
     if not wanted:
         if not quiet:
-            click.echo(result.summary())
+            echo(result.summary())
         return
     rep = result
     if not quiet:
-        click.echo(rep.stats.summary())
+        echo(rep.stats.summary())
     if memory_report:
-        click.echo(rep.table())
+        echo(rep.table())
     if json_out:
         with open(json_out, "w", encoding="utf-8") as f:
             json.dump(rep.to_dict(), f, indent=1)
@@ -61,8 +60,8 @@ def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset
     if show_line is not None:
         if show_line not in rep.samples:
             lines = ", ".join(str(n) for n in sorted(rep.samples)) or "none"
-            click.echo(f"error: line {show_line} of {run_args['file']} has no memory access that executed "
-                       f"(lines with one: {lines})", err=True)
+            echo(f"error: line {show_line} of {run_args['file']} has no memory access that executed "
+                 f"(lines with one: {lines})", err=True)
             sys.exit(1)
         path = show_out or f"access-{show_line}.svg"
         if path.endswith(".png"):
@@ -71,4 +70,4 @@ def run_cmd(memory_report, json_out, html_out, show_line, show_out, cache_preset
         else:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(rep.access_svg(show_line))
-        click.echo(f"access picture of line {show_line}: {path}")
+        echo(f"access picture of line {show_line}: {path}")

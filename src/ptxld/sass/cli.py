@@ -11,10 +11,11 @@ Exit status: 0 success, 1 bad instruction or word, 2 usage or I/O problem.
 from __future__ import annotations
 
 import sys
+from argparse import BooleanOptionalAction
 from pathlib import Path
 
-import click
-
+from ptxld.cliutil import CommandError, FileError, UsageError, argument, echo, group, option
+from ptxld.cliutil import Path as PathType
 from ptxld.spec import ldg as spec
 from ptxld.sass import control, elf
 from ptxld.sass.encoding import decode, encode
@@ -22,24 +23,21 @@ from ptxld.sass.errors import SassError
 from ptxld.sass.lowering import lower as lower_load
 from ptxld.sass.syntax import format_instruction, parse_instruction
 
-ARCH = click.option("--arch", default="sm_50", show_default=True,
-                    type=click.Choice(spec.ARCHES), help="target architecture")
+ARCH = option("--arch", default="sm_50", show_default=True,
+              choices=spec.ARCHES, help="target architecture")
 
 
-class _Failed(click.ClickException):
-    exit_code = 1
-
-    def show(self, file=None) -> None:
-        click.echo(f"error: {self.message}", err=True)
+class _Failed(CommandError):
+    """A bad instruction or word: `error: ...` on stderr, exit 1."""
 
 
-def _lines_from(texts: tuple[str, ...], file: str | None) -> list[str]:
+def _lines_from(texts: list[str], file: str | None) -> list[str]:
     lines = list(texts)
     if file:
         src = sys.stdin.read() if file == "-" else _read_text(file)
         lines += [l for l in src.splitlines() if l.strip() and not l.strip().startswith("//")]
     if not lines:
-        raise click.UsageError("give instructions as arguments or with --file")
+        raise UsageError("give instructions as arguments or with --file")
     return lines
 
 
@@ -47,21 +45,21 @@ def _read_text(path: str) -> str:
     try:
         return Path(path).read_text()
     except OSError as exc:
-        raise click.FileError(path, hint=exc.strerror)
+        raise FileError(path, hint=exc.strerror)
 
 
-@click.group(name="sass")
+@group("sass")
 def sass() -> None:
     """Maxwell/Pascal SASS loads (LDG, LD): asm, disasm, lower, control."""
 
 
 @sass.command()
-@click.argument("instructions", nargs=-1)
-@click.option("--file", "-f", help="read one instruction a line ('-' for stdin)")
-@click.option("--bin", "bin_out", type=click.Path(dir_okay=False, writable=True),
-              help="also write a raw code image: 32-byte groups, control word first")
-@click.option("--control", "show_control", is_flag=True,
-              help="print each instruction's scheduling slot (maxas notation) too")
+@argument("instructions", nargs="*")
+@option("--file", "-f", help="read one instruction a line ('-' for stdin)")
+@option("--bin", dest="bin_out", type=PathType(dir_okay=False, writable=True),
+        help="also write a raw code image: 32-byte groups, control word first")
+@option("--control", dest="show_control", action="store_true",
+        help="print each instruction's scheduling slot (maxas notation) too")
 @ARCH
 def asm(instructions, file, bin_out, show_control, arch) -> None:
     """Assemble LDG/LD instructions to 64-bit words (one hex word per line)."""
@@ -75,39 +73,39 @@ def asm(instructions, file, bin_out, show_control, arch) -> None:
         slot = slot or control.Slot()
         items.append((word, slot))
         extra = f"  {control.format_maxas(slot)}" if show_control else ""
-        click.echo(f"{word:#018x}{extra}")
+        echo(f"{word:#018x}{extra}")
     if bin_out:
         try:
             Path(bin_out).write_bytes(elf.encode_code(items))
         except OSError as exc:
-            raise click.FileError(bin_out, hint=exc.strerror)
+            raise FileError(bin_out, hint=exc.strerror)
 
 
 @sass.command()
-@click.argument("words", nargs=-1)
-@click.option("--file", "-f", "path", type=click.Path(exists=True, dir_okay=False),
-              help="a raw .bin code image or a cubin (its .text sections)")
-@click.option("--annotations", is_flag=True,
-              help="with --file: add each slot's &req/&rd/&wr/?sched annotations")
+@argument("words", nargs="*")
+@option("--file", "-f", dest="path", type=PathType(exists=True, dir_okay=False),
+        help="a raw .bin code image or a cubin (its .text sections)")
+@option("--annotations", action="store_true",
+        help="with --file: add each slot's &req/&rd/&wr/?sched annotations")
 @ARCH
 def disasm(words, path, annotations, arch) -> None:
     """Disassemble 64-bit words (hex) or a code image."""
     if not words and not path:
-        raise click.UsageError("give hex words as arguments or a file with --file")
+        raise UsageError("give hex words as arguments or a file with --file")
     for w in words:
         try:
             value = int(w, 16)
         except ValueError:
             raise _Failed(f"{w!r} is not a hexadecimal word")
         try:
-            click.echo(format_instruction(decode(value, arch=arch)))
+            echo(format_instruction(decode(value, arch=arch)))
         except SassError as exc:
             raise _Failed(str(exc))
     if path:
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            raise click.FileError(path, hint=exc.strerror)
+            raise FileError(path, hint=exc.strerror)
         out = []  # printed only once everything decoded: an error leaves stdout empty
         try:
             sm = elf.cubin_sm(data)
@@ -121,11 +119,11 @@ def disasm(words, path, annotations, arch) -> None:
         except SassError as exc:
             raise _Failed(str(exc))
         for text in out:
-            click.echo(text)
+            echo(text)
 
 
-@sass.command(name="control")
-@click.argument("values", nargs=-1, required=True)
+@sass.command("control")
+@argument("values", nargs="+")
 def control_cmd(values) -> None:
     """Decode a control word (one hex value) or encode one from three slots.
 
@@ -139,31 +137,31 @@ def control_cmd(values) -> None:
                 raise _Failed(f"{values[0]!r} is not a hexadecimal control word")
             for k, slot in enumerate(control.decode_control(word)):
                 fields = " ".join(f"{k2}={v}" for k2, v in control.slot_as_dict(slot).items())
-                click.echo(f"slot {k}: {control.format_maxas(slot):<12} "
-                           f"{control.format_annotations(slot):<28} {fields}")
+                echo(f"slot {k}: {control.format_maxas(slot):<12} "
+                     f"{control.format_annotations(slot):<28} {fields}")
         elif len(values) == 3:
             slots = [control.parse_maxas(v) if v.count(":") == 4 else control.parse_annotations(v)
                      for v in values]
-            click.echo(f"{control.encode_control(slots):#018x}")
+            echo(f"{control.encode_control(slots):#018x}")
         else:
-            raise click.UsageError("give one control word, or three slots")
+            raise UsageError("give one control word, or three slots")
     except SassError as exc:
         raise _Failed(str(exc))
 
 
 @sass.command()
-@click.argument("instructions", nargs=-1)
-@click.option("--file", "file", type=click.Path(dir_okay=False, allow_dash=True),
-              help="read the PTX loads from a file (`-`: standard input), one or more")
-@click.option("--uniform/--no-uniform", default=None,
-              help="the address is the same in every thread (as for a kernel-parameter "
-                   "pointer); default: only for symbol addresses")
-@click.option("--address-size", type=click.Choice(["32", "64"]), default="64",
-              show_default=True, help=".address_size of the module")
-@click.option("--dlcm", type=click.Choice(["ca", "cg", "cs", "cv"]), default=None,
-              help="ptxas -dlcm: the cache operator of global/generic loads that name none")
-@click.option("--flcm", type=click.Choice(["ca", "cg", "cs", "cv"]), default=None,
-              help="ptxas -flcm: the cache operator forced on every load but .nc/.volatile ones")
+@argument("instructions", nargs="*")
+@option("--file", type=PathType(dir_okay=False, allow_dash=True),
+        help="read the PTX loads from a file (`-`: standard input), one or more")
+@option("--uniform", action=BooleanOptionalAction, default=None,
+        help="the address is the same in every thread (as for a kernel-parameter "
+             "pointer); default: only for symbol addresses")
+@option("--address-size", choices=["32", "64"], default="64",
+        show_default=True, help=".address_size of the module")
+@option("--dlcm", choices=["ca", "cg", "cs", "cv"], default=None,
+        help="ptxas -dlcm: the cache operator of global/generic loads that name none")
+@option("--flcm", choices=["ca", "cg", "cs", "cv"], default=None,
+        help="ptxas -flcm: the cache operator forced on every load but .nc/.volatile ones")
 @ARCH
 def lower(instructions, file, uniform, address_size, dlcm, flcm, arch) -> None:
     """The SASS that ptxas makes of PTX loads (INSTRUCTIONS, or --file)."""
@@ -171,11 +169,11 @@ def lower(instructions, file, uniform, address_size, dlcm, flcm, arch) -> None:
     if file is not None:
         text += "\n" + (sys.stdin.read() if file == "-" else _read_text(file))
     if not text.strip():
-        raise click.UsageError("give a PTX load, or --file")
+        raise UsageError("give a PTX load, or --file")
     try:
         for line in lower_load(text, arch=arch, uniform=uniform, address_size=int(address_size),
                                dlcm=dlcm, flcm=flcm):
-            click.echo(line)
+            echo(line)
     except SassError as exc:
         raise _Failed(str(exc))
 
