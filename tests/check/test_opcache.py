@@ -3,6 +3,7 @@ the checker works out without it, and a missing, broken or stale cache only cost
 from __future__ import annotations
 
 import glob
+import json
 import os
 
 import pytest
@@ -171,3 +172,22 @@ def test_the_library_writes_no_cache(fresh_cache):
     # only the command line keeps a cache: `check_source` leaves the disk alone
     check_source(open(KERNEL_FILES[0], encoding="utf-8").read())
     assert os.listdir(fresh_cache) == [] and not opcache._NEW
+
+
+def test_the_command_line_writes_and_reads_it_and_no_cache_leaves_it_alone(tmp_path):
+    import subprocess
+    import sys
+    bad = _planted(open(KERNEL_FILES[0], encoding="utf-8").read())
+    (tmp_path / "k.ptx").write_text(bad)
+    env = dict(os.environ, PTXLD_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("PTXLD_NO_CACHE", None)
+
+    def check(*extra):
+        return subprocess.run([sys.executable, "-m", "ptxld.cli", "check", "--format", "json", *extra,
+                               str(tmp_path / "k.ptx")], env=env, capture_output=True, text=True)
+    off = check("--no-cache")
+    assert off.returncode == 1 and not (tmp_path / "cache").exists()
+    cold, warm = check(), check()
+    assert [n for n in os.listdir(tmp_path / "cache") if n.endswith(".marshal")]
+    assert cold.stdout == warm.stdout == off.stdout and cold.returncode == warm.returncode == 1
+    assert json.loads(warm.stdout)

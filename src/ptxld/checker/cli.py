@@ -56,7 +56,9 @@ def _check_texts(jobs):
         "on a terminal, unless NO_COLOR is set).")
 @option("--fix", action="store_true", help="Apply the safe fixes to the files (standard input: print "
         "the fixed text, and the report on standard error), then report what is left.")
-def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
+@option("--no-cache", action="store_true", help="Do not read or write the cache of what is worked out "
+        "per opcode (kept in $PTXLD_CACHE_DIR, or $XDG_CACHE_HOME/ptxld; PTXLD_NO_CACHE=1 does the same).")
+def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated, no_cache):
     """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
 
     Settings come from the nearest ptxld.toml or pyproject.toml `[tool.ptxld]` above each file,
@@ -89,7 +91,7 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated):
     if fix:
         results, report_to_stderr = _fix_files(texts, settings, undecodable, quiet_stderr)
     else:
-        results, report_to_stderr = _check_all(texts, settings), False
+        results, report_to_stderr = _check_all(texts, settings, cache=not no_cache), False
     named = [(name, diags) for (name, _), diags in zip(texts, results)]
     errors = sum(d.severity == "error" for _, ds in named for d in ds)
     if fmt != "text" or any(diags for _, diags in named):
@@ -171,10 +173,11 @@ def _fix_files(texts: list, settings: list, undecodable: set, quiet: bool = Fals
     return results, to_stdout is not None
 
 
-def _check_all(texts: list, settings: list) -> list:
+def _check_all(texts: list, settings: list, cache: bool = True) -> list:
     """The diagnostics of each text, using every core for many or big texts."""
     jobs = [(t, name, strict, select) for (name, t), (strict, select) in zip(texts, settings)]
-    opcache.load()  # before any worker starts: every process has it
+    if cache:
+        opcache.load()  # before any worker starts: every process has it
     cores = os.cpu_count() or 1
     many = len(jobs) > 1 and sum(len(job[0]) for job in jobs) >= PARALLEL_MIN_BYTES
     big = len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE
