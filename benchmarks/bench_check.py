@@ -8,7 +8,8 @@ Each tool runs as a user runs it (a fresh process per run), alternating, `--runs
 warm-up run each; the table gives the median wall time and the median CPU time of the child
 (user + sys). ptxld is the console script installed beside this interpreter (not a version
 manager's shim, which adds its own start-up; when `ptxld` on PATH is another file, that is timed
-too), with Python's bytecode cache allowed (as after `pip install`). `--venv` also installs ptxld into a fresh virtual environment (as `pipx` does)
+too), with Python's bytecode cache allowed (as after `pip install`), and with its opcode cache
+(filled by the warm-up run, in a folder of the benchmark's own) and without it (`--no-cache`). `--venv` also installs ptxld into a fresh virtual environment (as `pipx` does)
 and times that: an environment whose site-packages runs start-up hooks (`.pth` files) slows
 every Python program started in it, ptxld included.
 
@@ -156,6 +157,9 @@ def in_process(path: Path, runs: int) -> dict:
 def bench(name: str, path: Path, arch: str, runs: int, venv_python: str | None = None,
           trees: dict | None = None) -> dict:
     tools = {"ptxld check": ptxld_command(path), "ptxas -O0": ptxas_command(path, arch)}
+    # without the opcode cache (a machine's first check): every run works every opcode out
+    cold = ptxld_command(path)
+    tools["ptxld check --no-cache"] = cold[:-1] + ["--no-cache", cold[-1]]
     for label, tree in (trees or {}).items():
         # a checkout's code, as bench_trees.py starts it (its `src` on PYTHONPATH)
         tools[f"ptxld check ({label})"] = ["env", f"PYTHONPATH={tree / 'src'}", sys.executable, "-m",
@@ -205,6 +209,7 @@ def main(argv=None) -> int:
                     "is another install's")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_check_") as d:
+        _ENV["PTXLD_CACHE_DIR"] = str(Path(d) / "ptxld-cache")  # not the user's; warm-up fills it
         venv_python = fresh_venv(Path(d) / "venv") if args.venv else None
         modern = (args.keep or Path(d)) / "modern_sm90_40k.ptx"
         modern.parent.mkdir(parents=True, exist_ok=True)

@@ -23,8 +23,11 @@ from . import apply_suppressions, capped, check_shared, check_source, codes_to_r
 # Below this size one process is faster than starting another.
 MIN_BYTES = 1_000_000
 
-# Runs of text without braces, comments or strings, then one of those (or the end).
-_SCAN = re.compile(r'[^{}"/]*+(?://[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"?|([{}])|/|\Z)', re.S)
+# Everything up to the next brace that opens or closes a block (or the end), in one match: text,
+# comments and strings, and a brace group on one line that holds something but no `;` (a vector
+# operand `{%r1, %r2}`, never a block: a block's statements end with `;`) are skipped in C.
+_SCAN = re.compile(r'(?:[^{}"/]++|//[^\n]*+|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*+"?|/'
+                   r'|\{(?=[^}\n]*[^\s}])[^{}"/\n;]*+\})*+([{}]|\Z)', re.S)
 _HEADER = re.compile(r"\.(?:entry|func)\b")
 
 
@@ -33,8 +36,8 @@ def function_bodies(text: str) -> list[tuple[int, int]]:
     bodies, depth, last_close, open_at = [], 0, 0, -1
     for m in _SCAN.finditer(text):
         c = m.group(1)
-        if c is None:
-            continue
+        if not c:
+            break  # the end of the text
         p = m.start(1)
         if c == "{":
             if depth == 0:
