@@ -21,6 +21,14 @@ def _planted(text: str) -> str:
     # instruction) and used again
     text = text.replace("\n\tret;", "\n\tadd.s32 %r1, %late3, 1;\n\t.reg .b32 %late<4>;"
                         "\n\tadd.s32 %late1, %late2, %late3;\n\tret;", 1)
+    # loads and stores whose destination or address register is declared after its use
+    text = text.replace("\n\tret;", "\n\tld.global.u32 %ldl1, [%rdl1];\n\tst.global.u32 [%rdl1], %r1;"
+                        "\n\tld.global.u32 %r1, [%rdl1+8];\n\t.reg .b32 %ldl<2>;\n\t.reg .b64 %rdl<2>;"
+                        "\n\tld.global.u32 %ldl1, [%rdl1];\n\tst.global.u32 [%rdl1+4], %ldl1;\n\tret;", 1)
+    # a label nobody defines, a `%` name that is neither declared nor a special register, a
+    # special register with and without a field
+    text = text.replace("\n\tret;", "\n\t@%p1 bra $L__nowhere;\n\tmov.u32 %r1, %nosuchsreg;"
+                        "\n\tmov.u32 %r1, %tid.y;\n\tmov.u32 %r1, %laneid;\n\tret;", 1)
     # an undeclared register, a number outside the fast grammar, a near-miss of one
     text = text.replace("add.s32 \t%r", "add.s32 \t%nosuch, %r", 1)
     text = re.sub(r"(mov\.u32 \t%r\d+, )(\d+);", r"\g<1>12abc;", text, count=1)
@@ -58,11 +66,23 @@ def _every_instruction_named(init):
     return __init__
 
 
+def test_a_function_named_before_its_declaration_is_reported():
+    # the plan of `mov` takes a function name: only a label leaves the names pass unchecked
+    src = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b64 %rd<3>;\n"
+           "mov.u64 %rd1, laterf;\nmov.u64 %rd2, early;\nret;\n}\n.visible .func laterf()\n{\nret;\n}\n")
+    src = src.replace(".visible .entry k()", ".visible .func early()\n{\nret;\n}\n.visible .entry k()")
+    assert [(code, m) for code, _, _, m in _diags(src)] == [
+        ("PTX0301", "`laterf` is used before its declaration")]
+
+
 def test_the_planted_names_are_reported():
     text = _planted(open(os.path.join(ROOT, "sm_90", "programs_basic.ptx"), encoding="utf-8").read())
     found = _diags(text)
     messages = " ".join(m for code, _, _, m in found if code == "PTX0301")
     assert "%nosuch" in messages and "%late3" in messages
+    assert "%ldl1" in messages and "%rdl1" in messages
+    assert "$L__nowhere" in messages and "%nosuchsreg" in messages
+    assert "%tid" not in messages and "%laneid" not in messages
     assert any(code == "PTX0001" for code, *_ in found)  # `12abc`: a syntax error
 
 

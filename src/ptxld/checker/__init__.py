@@ -18,7 +18,7 @@ from ..ptx.syntax import non_ascii_error, operand_errors
 from . import header, names, ld, gates, operands, records, calls, isa_text, wmma, suppress  # noqa: F401 (in this order)
 from . import opcache
 from .context import Checker
-from .ld import plain_ld_key
+from .ld import plain_ld
 from .operands import _STORE_LIKE
 from .records import has_record_rules
 from .registry import (NAMES_CHECKED, RULES, Rule, Trigger, all_rules, applicable, names_only,
@@ -250,9 +250,13 @@ class _Pass:
             if kind == _PLAIN:
                 continue
             if kind == _LD:
-                plain = plain_ld_key(c, ins)
-                if plain is not None and plain in clean_plain_ld:
-                    continue
+                plain = plain_ld(c, ins, c.first[scope])
+                if plain is not None:
+                    plain, named = plain
+                    if named and names_checked_leave:
+                        group.pop()  # this load, appended above: its names need no more checking
+                    if plain in clean_plain_ld:
+                        continue
                 before_ld = len(c.diags)
                 m = ins.load
                 if isinstance(m, LoadModel):

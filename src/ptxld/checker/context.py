@@ -37,7 +37,7 @@ class Checker:
         self.addr32 = 0  # 32-bit global/generic addresses seen (PTX0308)
         self.clean_ld: set = set()  # ld opcodes whose qualifier rules and gates found nothing
         # (opcode, destination type, address register type) of `ld %r, [%rd+imm]` loads that
-        # every ld rule passed (ld.py `plain_ld_key`)
+        # every ld rule passed (ld.py `plain_ld`)
         self.clean_plain_ld: set = set()
         # opcodes whose record rules found nothing, and (opcode, operand signature) pairs whose
         # operands passed: real code repeats both thousands of times

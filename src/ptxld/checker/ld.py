@@ -202,12 +202,14 @@ _PLAIN_LD = re.compile(r"\s*(%[A-Za-z_$][\w$]*)\s*,\s*\[\s*(%?[A-Za-z_$][\w$]*)\
                        r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]{1,8}|[1-9]\d{0,8}|0))?\s*\]\s*")
 
 
-def plain_ld_key(c: Checker, ins):
-    """What the ld rules read of a plain load (see `_PLAIN_LD`): the opcode, the declared type
+def plain_ld(c: Checker, ins, first: int) -> tuple | None:
+    """What the ld rules read of a plain load (see `_PLAIN_LD`), with whether its names need no
+    more checking: (key, named) or None for any other load. The key: the opcode, the declared type
     of a scalar `.reg` destination, and the address's scalar `.reg` register or a parameter of
     the instruction's own function (its type, whether the function is a kernel, whether the load
-    is guarded); None for any other load. The checker skips a load whose key passed every ld
-    rule before."""
+    is guarded); the checker skips a load whose key passed every ld rule before. `named`: both
+    names are declared before offset `first` (the scope's first instruction), all that PTX0301
+    checks of them."""
     m = _PLAIN_LD.fullmatch(ins.operand_text)
     if m is None:
         return None
@@ -216,12 +218,13 @@ def plain_ld_key(c: Checker, ins):
     if (d is None or a is None or getattr(d, "kind", "") != "variable" or getattr(a, "kind", "") != "variable"
             or d.space != ".reg" or d.vector or a.vector or a.attributes):
         return None
+    named = d.start < first and a.start < first
     if a.space == ".reg":
-        return ins.opcode, d.type, a.type
+        return (ins.opcode, d.type, a.type), named
     func = ins.function
     if a.space != ".param" or func is None or a.function is not func or not any(p is a for p in func.params):
         return None
-    return ins.opcode, d.type, ".param", a.type, func.is_entry, ins.guard is None
+    return (ins.opcode, d.type, ".param", a.type, func.is_entry, ins.guard is None), named
 
 
 # ------------------------------------------------------------------ qualifiers

@@ -98,7 +98,8 @@ def check_instruction(c: Checker, ins) -> None:
     kinds and declared types of the operands) that passes."""
     plans = c.fast_plans.get(ins.opcode)
     if plans is not None:
-        pieces = ins.operand_text.split(",")
+        text = ins.operand_text
+        pieces = text.split(",") if text else []  # `ret;`: no operands, not one empty one
         for plan in plans:
             if len(pieces) == len(plan):
                 fit = _fits(c, ins, pieces, plan)
@@ -147,7 +148,7 @@ _NOT_LOOKED_UP = object()
 # parameter list) still gets a plan for the operands that are one of these
 _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "label", "func"})
 # the fast operand grammar's address `[base]`, `[base+imm]`, `[base+-imm]` (ptx/operands.py)
-_PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))[%A-Za-z_$][\w$]*\s*"
+_PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))([%A-Za-z_$][\w$]*)\s*"
                             r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 # a number as the fast operand grammar writes it (ptx/operands.py)
@@ -232,7 +233,8 @@ def _registers_for(types, wide: bool) -> frozenset:
 
 
 def _plain_operands_fit(c: Checker, ins, plans):
-    pieces = ins.operand_text.split(",")
+    text = ins.operand_text
+    pieces = text.split(",") if text else []
     for plan in plans:
         if len(pieces) == len(plan):
             fit = _fits(c, ins, pieces, plan)
@@ -264,9 +266,30 @@ def _fits(c: Checker, ins, pieces, plan):
                 continue
         if not _piece_fits(c, ins, scope, memo, p, regs, flags):
             return False
-        if named and _NUMBER.fullmatch(p) is None:
+        if named and not _names_read(c, ins, scope, memo, first, p):
             named = False
     return NAMES_CHECKED if named else True
+
+
+def _names_read(c: Checker, ins, scope, memo, first: int, p: str) -> bool:
+    """Whether PTX0301 has nothing left to check in an operand `_piece_fits` accepted: a number as
+    the fast operand grammar writes it, a special register (`_piece_fits` takes a `%` name it
+    finds undeclared only as one: predefined), a label of the function (labels may be used before
+    they are defined), or a plain address whose base is declared before `first`."""
+    lead = p[0]
+    if lead == "%":
+        return "." not in p or _FIELD.fullmatch(p) is not None
+    if lead == "[":
+        m = _PLAIN_ADDRESS.fullmatch(p)
+        if m is None:
+            return False
+        var = memo.get(m.group(1), _NOT_LOOKED_UP)
+        if var is _NOT_LOOKED_UP:
+            var = c.lookup_in(scope, m.group(1))
+        return var is not None and var.start < first
+    if _NUMBER.fullmatch(p) is not None:
+        return True
+    return _PLAIN_NAME.fullmatch(p) is not None and memo.get(p) is None and p in c.labels_of(ins.function)
 
 
 def _piece_fits(c: Checker, ins, scope, memo, p: str, regs, flags) -> bool:  # noqa: C901 - one branch per operand shape
