@@ -140,18 +140,43 @@ def test_statement_fast_paths_equal_the_general_statement_parser(path, monkeypat
     import re
 
     from ptxld.ptx import parser
+    import random
     text = open(path, encoding="utf-8").read()
-    fast = parse(text, eager=False)
+    random.seed(path)
+    # and near-misses: labels, braces, `:` and `;` where the fast paths must give up or agree
+    variants = [text]
+    for _ in range(4):
+        k = random.randrange(len(text) + 1)
+        variants.append(text[:k] + random.choice(["L1: ", "$L__x:\n\t", "{", "}", ":", ";", "{%r1}",
+                                                  "L1: L2: ", "L1:\n.loc 1 2 3\n"]) + text[k:])
     never = re.compile(r"(?!)")
-    monkeypatch.setattr(parser, "_FAST_STMT", never)
-    monkeypatch.setattr(parser, "_FAST_REG_STMT", never)
-    general = parse(text, eager=False)
-    assert _statements(fast) == _statements(general)
-    declared = lambda m: sorted((v.name, v.start, v.end, v.type, v.range_count)  # noqa: E731
-                                for f in m.functions.values() if f.body
-                                for v in [*f.body.scope.names.values(), *f.body.scope.ranges.values()])
-    assert declared(fast) == declared(general)
-    assert [(d.code, d.start) for d in fast.diagnostics] == [(d.code, d.start) for d in general.diagnostics]
+    for variant in variants:
+        fast = parse(variant, eager=False)
+        with monkeypatch.context() as m:
+            for name in ("_FAST_STMT", "_FAST_REG_STMT", "_FAST_LABEL"):
+                m.setattr(parser, name, never)
+            general = parse(variant, eager=False)
+        assert _statements(fast) == _statements(general)
+        assert _items(fast) == _items(general)
+        declared = lambda m: sorted((v.name, v.start, v.end, v.type, v.range_count)  # noqa: E731
+                                    for f in m.functions.values() if f.body
+                                    for v in [*f.body.scope.names.values(), *f.body.scope.ranges.values()])
+        assert declared(fast) == declared(general)
+        assert [(d.code, d.start) for d in fast.diagnostics] == [(d.code, d.start) for d in general.diagnostics]
+
+
+def _items(module):
+    """Every block's items (kind and span, nested blocks inside) and labels, in order."""
+    def walk(items):
+        out = []
+        for it in items:
+            out.append((type(it).__name__, it.start, it.end))
+            if type(it).__name__ == "Block":
+                out.append(walk(it.items))
+                out.append(sorted((n, lab.start) for n, lab in it.scope.labels.items()))
+        return out
+    return [(f.name, walk(f.body.items), sorted((n, lab.start) for n, lab in f.body.scope.labels.items()))
+            for f in module.functions.values() if f.body is not None]
 
 
 def test_what_the_fast_list_grammar_accepts_the_general_parser_parses_with_the_same_names():

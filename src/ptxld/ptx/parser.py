@@ -39,8 +39,12 @@ _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][
 # it is a label)
 # (possessive: no part gives back what it took, which never changes a match here — the operand
 # text takes every character an opcode has but `:` — and saves the regex engine a third)
+# Operand text may hold vectors `{%r1, %r2}`: one level of braces around text with no `;` (a
+# brace after an opcode never opens a block: a block's statements end with `;`).
 _FAST_STMT = re.compile(r"\s*+(?:@(!?)([A-Za-z_$%][\w$]*+)\s+)?([a-z][\w$]*+(?:\.[\w$]++|::[\w$]++)*+)"
-                        r"(?:(\s*:(?!:))|([^;{}\"/#:]*+);)")
+                        r"(?:(\s*:(?!:))|((?:[^;{}\"/#:]++|\{[^;{}\"/#:]*+\})*+);)")
+# a label, when a plain instruction follows it (nvcc's `$L__BB0_2:` lines)
+_FAST_LABEL = re.compile(r"\s*+([A-Za-z_$%][\w$]*+)\s*:(?!:)")
 # `.reg [.vN] .type name[<N>]`: groups vector, type, name, count
 _REG_DECL = r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*"
 _FAST_REG_STMT = re.compile(_REG_DECL + ";")   # in the scanner, with its `;`
@@ -131,6 +135,7 @@ class _Parser:
         inner = 0            # braces opened inside the pending statement (vectors, initializers)
         match = _COARSE.match
         fast = _FAST_STMT.match
+        fast_label = _FAST_LABEL.match
         blank = _BLANK.match
         fast_reg = _FAST_REG_STMT.match
         instructions = self.m.instructions
@@ -140,6 +145,15 @@ class _Parser:
                 # the bulk of a big module: one regex match per plain instruction, made into an
                 # Instruction right here (a method call per statement is a tenth of the time)
                 f = fast(text, pos)
+                labels = []
+                if f is None:
+                    lab = fast_label(text, pos)
+                    if lab is not None:
+                        f = fast(text, lab.end())
+                        if f is not None and f.group(4) is None:
+                            labels = [self._label(lab.group(1), lab.start(1), lab.end(1))]
+                        else:
+                            f = None
                 if f is not None:
                     negated, gname, opcode, label, operand_text = f.groups()
                     if label is None:
@@ -154,9 +168,10 @@ class _Parser:
                         top = self.stack[-1]
                         pos = f.end()
                         ins = Instruction(opcode, start, pos, op_s, op_s + len(opcode), operand_text,
-                                          guard, module, top[2], top[1], [])
+                                          guard, module, top[2], top[1], labels)
                         instructions.append(ins)
                         top[0].items.append(ins)
+                        inner = 0  # a statement begins (the general path resets it there too)
                         continue
                 pos = blank(text, pos).end()
                 if pos >= n:
@@ -173,6 +188,7 @@ class _Parser:
                     r = fast_reg(text, pos)
                     if r is not None and self._fast_register(r):
                         pos = r.end()
+                        inner = 0
                         continue
             m = match(text, pos)
             kind = m.lastgroup
@@ -186,6 +202,7 @@ class _Parser:
                     if not _EOL_RE.match(text, b) is not None:
                         self.statement(b, e - 1, e, ())
                         pos = e
+                        inner = 0
                         continue
                 e -= 1  # not the fast case: treat as text, then the `;`
                 kind = "text"
@@ -261,7 +278,9 @@ class _Parser:
                 if pend < 0:
                     continue  # empty statement
                 self.statement(pend, s, e, comments)
-                pend, eol = -1, False
+                # a `{` left open inside the statement (`m{ad ...;`) ends with it: the next `}`
+                # still closes the block around it
+                pend, eol, inner = -1, False, 0
                 continue
             if c == "{":
                 if pend >= 0 and (inner or not self._opens_block(pend, s, comments)):
@@ -417,11 +436,7 @@ class _Parser:
                 pos = m.end()
         scope = self.stack[-1][1]
         for lab in labels:
-            if lab.name in scope.labels:
-                syntax_error(self.m, lab.start, lab.end, f"label `{lab.name}` is defined twice",
-                             code="PTX0010")
-            scope.labels[lab.name] = lab
-            self._add(lab)
+            self._define_label(lab)
         b = _BLANK.match(text, pos).end()
         if b < len(text) and text[b] == "." and _EOL_RE.match(text, b) is not None:
             # `L: .loc 1 2 3` (nvcc writes several such lines after a label): each line-ended
@@ -469,6 +484,18 @@ class _Parser:
                           self.stack[-1][2], scope, labels)
         self.m.instructions.append(ins)
         self._add(ins)
+
+    def _label(self, name: str, start: int, end: int) -> LabelDef:
+        lab = LabelDef(name, start, end)
+        self._define_label(lab)
+        return lab
+
+    def _define_label(self, lab: LabelDef) -> None:
+        scope = self.stack[-1][1]
+        if lab.name in scope.labels:
+            syntax_error(self.m, lab.start, lab.end, f"label `{lab.name}` is defined twice", code="PTX0010")
+        scope.labels[lab.name] = lab
+        self._add(lab)
 
     def _fast_register(self, r: re.Match) -> bool:
         """`.reg .b32 %r<4>;` matched by `_FAST_REG_STMT` in the scanner loop."""
