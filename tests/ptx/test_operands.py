@@ -153,11 +153,15 @@ def test_statement_fast_paths_equal_the_general_statement_parser(path, monkeypat
     for variant in variants:
         fast = parse(variant, eager=False)
         with monkeypatch.context() as m:
-            for name in ("_FAST_STMT", "_FAST_REG_STMT", "_FAST_LABEL"):
+            for name in ("_FAST_STMT", "_FAST_REG_STMT", "_FAST_LABEL", "_FAST_FUNCTION"):
                 m.setattr(parser, name, never)
             general = parse(variant, eager=False)
         assert _statements(fast) == _statements(general)
         assert _items(fast) == _items(general)
+        assert fast.comments == general.comments
+        assert [(type(it).__name__, it.start, it.end) for it in fast.items] == \
+               [(type(it).__name__, it.start, it.end) for it in general.items]
+        assert _functions(fast) == _functions(general)
         declared = lambda m: sorted((v.name, v.start, v.end, v.type, v.range_count)  # noqa: E731
                                     for f in m.functions.values() if f.body
                                     for v in [*f.body.scope.names.values(), *f.body.scope.ranges.values()])

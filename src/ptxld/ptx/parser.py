@@ -43,6 +43,10 @@ _INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][
 # brace after an opcode never opens a block: a block's statements end with `;`).
 _FAST_STMT = re.compile(r"\s*+(?:@(!?)([A-Za-z_$%][\w$]*+)\s+)?([a-z][\w$]*+(?:\.[\w$]++|::[\w$]++)*+)"
                         r"(?:(\s*:(?!:))|((?:[^;{}\"/#:]++|\{[^;{}\"/#:]*+\})*+);)")
+# at module level: line comments, then a function header and its `{` (nvcc's `// .globl` line
+# and kernel header); group 1 is the header, which `_FAST_HEADER` must match whole
+_FAST_FUNCTION = re.compile(r"(?:\s*+//[^\n]*+)*+\s*+(?=\.(?:visible|weak|entry|func)\b)([^;{}\"/#]*+)\{")
+_LINE_COMMENT = re.compile(r"//[^\n]*")
 # a label, when a plain instruction follows it (nvcc's `$L__BB0_2:` lines)
 _FAST_LABEL = re.compile(r"\s*+([A-Za-z_$%][\w$]*+)\s*:(?!:)")
 # `.reg [.vN] .type name[<N>]`: groups vector, type, name, count
@@ -140,7 +144,18 @@ class _Parser:
         fast_reg = _FAST_REG_STMT.match
         instructions = self.m.instructions
         module = self.m
+        fast_function = _FAST_FUNCTION.match
+        general_until = -1   # a header the fast path refused: not tried again before its `{`
         while pos < n:
+            if pend < 0 and len(self.stack) == 1 and pos > general_until:
+                # a function header in its commonest form, after line comments: one match
+                h = fast_function(text, pos)
+                if h is not None:
+                    if self._fast_function(h, pos):
+                        stop = self.skip.get(h.end()) if self.skip else None
+                        pos = h.end() if stop is None else stop
+                        continue
+                    general_until = h.end()
             if pend < 0 and len(self.stack) > 1:
                 # the bulk of a big module: one regex match per plain instruction, made into an
                 # Instruction right here (a method call per statement is a tenth of the time)
@@ -643,6 +658,19 @@ class _Parser:
                 func = Function(".func", "<error>", pend, brace, module=self.m)
         self._declare_function(func, definition=True)
         return func
+
+    def _fast_function(self, h: re.Match, pos: int) -> bool:
+        """What the general path does with line comments, a header `_FAST_HEADER` takes whole and
+        its `{` (matched by `_FAST_FUNCTION` at `pos`); False (nothing done) for any other header."""
+        start, brace = h.span(1)
+        f = _FAST_HEADER.fullmatch(self.text, start, brace)
+        if f is None or (f.group(3) is not None and f.group(2) != ".func"):
+            return False
+        self.m.comments.extend(c.span() for c in _LINE_COMMENT.finditer(self.text, pos, start))
+        func = self._fast_header(f, 0)
+        self._declare_function(func, definition=True)
+        self.open_block(brace, func)
+        return True
 
     def _fast_header(self, f: re.Match, base: int) -> Function:
         """The Function the general path builds from a header `_FAST_HEADER` matched, without
