@@ -55,13 +55,18 @@ _FAST_REG_STMT = re.compile(_REG_DECL + ";")   # in the scanner, with its `;`
 _FAST_REG = re.compile(_REG_DECL + "$")        # a statement's text (the `;` already cut off)
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
 # a whole function header in its most common form: `[.visible|.weak] .entry|.func [(ret)] name
-# [(params)]`, each parameter `.param .<type> name` (groups: linkage, kind, return, name, params)
+# [(params)]`, each parameter `.param [.align N] .<type> name[[N]]` (a kernel's by-value struct:
+# `.param .align 64 .b8 p[128]`) (groups: linkage, kind, return, name, params)
 _NAME = r"[A-Za-z_$%][\w$]*"
-_PARAM = rf"\.param\s+(\.[bsuf]\d+)\s+({_NAME})"
+_PARAM = rf"\.param\s+(?:\.align\s+([1-9]\d*)\s+)?(\.[bsuf]\d+)\s+({_NAME})(?:\s*\[\s*([1-9]\d*|0)\s*\])?"
+_ANY_PARAM = re.sub(r"\((?!\?)", "(?:", _PARAM)  # the same without its groups
+# performance directives after the parameters, with plain numbers: `.maxntid 128, 1, 1`
+_PERF = r"\.(?:maxntid|reqntid|minnctapersm|maxnctapersm|maxnreg)\s+\d+(?:\s*,\s*\d+)*"
 _FAST_HEADER = re.compile(
-    rf"\s*(?:(\.visible|\.weak)\s+)?(\.entry|\.func)(?![\w$])\s*(?:\((\s*{_PARAM}\s*)\)\s*)?({_NAME})\s*"
-    rf"(?:\((\s*{_PARAM}\s*(?:,\s*{_PARAM}\s*)*|\s*)\))?\s*")
-_FAST_PARAM = re.compile(_PARAM)
+    rf"\s*(?:(\.visible|\.weak)\s+)?(\.entry|\.func)(?![\w$])\s*(?:\((\s*{_ANY_PARAM}\s*)\)\s*)?({_NAME})\s*"
+    rf"(?:\((\s*{_ANY_PARAM}\s*(?:,\s*{_ANY_PARAM}\s*)*|\s*)\))?((?:\s*{_PERF})*)\s*")
+_FAST_PARAM = re.compile(_PARAM)  # groups: align, type, name, array size
+_FAST_PERF = re.compile(rf"(\.[a-z]+)\s+(\d+(?:\s*,\s*\d+)*)")
 # what a function header starts with (`_opens_block` reads the same from its words)
 _FUNCTION_START = re.compile(r"\s*(?:(?:\.extern|\.visible|\.weak|\.common)\s+)*\.(?:entry|func)")
 _EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
@@ -676,19 +681,28 @@ class _Parser:
         """The Function the general path builds from a header `_FAST_HEADER` matched, without
         tokenizing it."""
         first = 1 if f.group(1) else 2
-        func = Function(f.group(2), f.group(6), base + f.start(first), base + f.end(6),
-                        name_start=base + f.start(6), linkage=f.group(1), module=self.m)
+        func = Function(f.group(2), f.group(4), base + f.start(first), base + f.end(4),
+                        name_start=base + f.start(4), linkage=f.group(1), module=self.m)
         if f.group(3) is not None:
             func.returns = self._fast_params(f.string, f.start(3), f.end(3), base, func)
-        if f.group(7) is not None:
-            func.params = self._fast_params(f.string, f.start(7), f.end(7), base, func)
-            func.end = base + f.string.index(")", f.end(7)) + 1
+        if f.group(5) is not None:
+            func.params = self._fast_params(f.string, f.start(5), f.end(5), base, func)
+            func.end = base + f.string.index(")", f.end(5)) + 1
+        for d in _FAST_PERF.finditer(f.string, f.start(6), f.end(6)):
+            func.directives.append(Directive(d.group(1), re.findall(r"\d+", d.group(2)), base + d.start(),
+                                             base + d.end()))
+            func.end = base + d.end()
         return func
 
     def _fast_params(self, text: str, start: int, end: int, base: int, func: Function) -> list:
-        return [Variable(p.group(2), ".param", p.group(1), base + p.start(), base + p.end(),
-                         name_start=base + p.start(2), module=self.m, function=func)
-                for p in _FAST_PARAM.finditer(text, start, end)]
+        out = []
+        for p in _FAST_PARAM.finditer(text, start, end):
+            align, vtype, name, size = p.groups()
+            out.append(Variable(name, ".param", vtype, base + p.start(), base + p.end(),
+                                align=None if align is None else int(align),
+                                dims=None if size is None else [int(size)],
+                                name_start=base + p.start(3), module=self.m, function=func))
+        return out
 
     def _declare_function(self, func: Function, definition: bool) -> None:
         prev = self.m.functions.get(func.name)
