@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
+import marshal
 import os
 
 import pytest
@@ -105,10 +106,12 @@ def test_entries_that_do_not_fit_the_records_are_worked_out_again(fresh_cache):
     text = open(KERNEL_FILES[0], encoding="utf-8").read()
     expected = _run([text])
     # an entry naming forms the record does not have, or a record that does not exist
-    for opcode, e in list(opcache._ENTRIES.items()):
+    for opcode, blob in list(opcache._ENTRIES.items()):
+        e = marshal.loads(blob)
         if e[1]:
-            opcache._ENTRIES[opcode] = e[:8] + ((10**6,),) + e[9:]
-    opcache._ENTRIES["add.s32"] = ("nosuch.record", True, 3, (), {}, (), (), 4, None, None)
+            opcache._ENTRIES[opcode] = marshal.dumps(e[:8] + ((10**6,),) + e[9:])
+    opcache._ENTRIES["add.s32"] = marshal.dumps(("nosuch.record", True, 3, (), {}, (), (), 4, None, None))
+    opcache._ENTRIES["add.s64"] = b"\x00 not marshal"
     _forget_in_process()
     assert [[(d.code, d.line, d.column, d.message) for d in check_source(text, filename="f0.ptx")]] == expected
 

@@ -32,15 +32,16 @@ from ..spec import forms as matching
 from ..spec.instructions import spec_of
 from . import records
 
-FORMAT = 1
+FORMAT = 2
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the source folders whose code decides the facts kept (the records, the decoder, the plans)
 _SOURCES = ("spec", os.path.join("spec", "instructions"), "checker")
 
 # garbage input can spell endless opcodes: a cache this full starts again
 _MAX_ENTRIES = 50_000
-# opcode -> its entry, as read from the file (and, at `save`, added by this run)
-_ENTRIES: dict[str, tuple] = {}
+# opcode -> its entry, marshalled on its own (read whole, a file of ~1,000 entries takes ~5 ms;
+# each entry is read when its opcode is met), as read from the file and added at `save`
+_ENTRIES: dict[str, bytes] = {}
 # opcode -> its kind, for the opcodes this run worked out
 _NEW: dict[str, int] = {}
 _state = {"path": None, "read": 0}
@@ -99,11 +100,12 @@ def load() -> bool:
 def install(opcode: str) -> int | None:
     """Put the kept facts of `opcode` into the checker's per-process tables and return its kind
     (`checker._kind`), or None when nothing (usable) is kept for it."""
-    e = _ENTRIES.get(opcode)
-    if e is None:
+    blob = _ENTRIES.get(opcode)
+    if blob is None:
         return None
     try:
-        name, has_spec, name_end, modifiers, slots, others, repeated, kind, form_numbers, plan = e
+        name, has_spec, name_end, modifiers, slots, others, repeated, kind, form_numbers, plan = \
+            marshal.loads(blob)
         spec = spec_of(name) if has_spec else None
         if has_spec and spec is None:
             return None
@@ -111,7 +113,7 @@ def install(opcode: str) -> int | None:
         d.modifiers, d.slots, d.others, d.repeated = list(modifiers), dict(slots), list(others), list(repeated)
         if form_numbers is not None:
             found = tuple(spec.forms[i] for i in form_numbers)
-    except (ValueError, TypeError, IndexError, AttributeError):
+    except (ValueError, TypeError, IndexError, AttributeError, EOFError):
         return None  # an entry that does not fit today's records: work it out again
     decoding.remember(d)
     if form_numbers is not None:
@@ -138,7 +140,7 @@ def save() -> None:
     for op, kind in _NEW.items():
         entry = _entry(op, kind)
         if entry is not None:
-            _ENTRIES[op] = entry
+            _ENTRIES[op] = marshal.dumps(entry)
     _NEW.clear()
     try:
         folder = os.path.dirname(path)
