@@ -289,7 +289,12 @@ def _names_read(c: Checker, ins, scope, memo, first: int, p: str) -> bool:
         return var is not None and var.start < first
     if _NUMBER.fullmatch(p) is not None:
         return True
-    return _PLAIN_NAME.fullmatch(p) is not None and memo.get(p) is None and p in c.labels_of(ins.function)
+    if _PLAIN_NAME.fullmatch(p) is None:
+        return False
+    var = memo.get(p)
+    if var is None:
+        return p in c.labels_of(ins.function)
+    return isinstance(var, Variable) and var.start < first  # a variable's address
 
 
 def _piece_fits(c: Checker, ins, scope, memo, p: str, regs, flags) -> bool:  # noqa: C901 - one branch per operand shape
@@ -330,11 +335,15 @@ def _piece_fits(c: Checker, ins, scope, memo, p: str, regs, flags) -> bool:  # n
         return False
     if first == "[":
         return bool(addr) and _PLAIN_ADDRESS.fullmatch(p) is not None
-    if (label or func) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
+    if (label or func or imm) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
         var = memo.get(p, _NOT_LOOKED_UP)
         if var is _NOT_LOOKED_UP:
             var = c.lookup_in(scope, p)
-        if var is not None or special_register(p) is not None:
+        if var is not None:
+            # a variable's address is a constant where the operand may be an immediate (as
+            # `_kind_of` reads it: `mov.u64 %rd1, smem;`)
+            return bool(imm) and isinstance(var, Variable) and var.space != ".reg"
+        if not (label or func) or special_register(p) is not None:
             return False
         if p in c.labels_of(ins.function):
             return bool(label)
