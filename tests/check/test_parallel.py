@@ -163,29 +163,39 @@ def test_more_function_headers_than_bodies_still_checks_each_body_once(monkeypat
 
 
 def _bodies_brace_by_brace(text: str) -> list[tuple[int, int]]:
-    """The bodies found by looking at every brace outside comments and strings (the reference
-    for `function_bodies`, which skips one-line brace groups without `;` in the regex)."""
+    """The bodies found character by character (the reference for `function_bodies`, which skips
+    comments, strings and one-line brace groups without `;` in one regex)."""
     import re
-    scan = re.compile(r'[^{}"/]*+(?://[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"?|([{}])|/|\Z)', re.S)
-    header = re.compile(r"\.(?:entry|func)\b")
-    bodies, depth, last_close, open_at = [], 0, 0, -1
-    for m in scan.finditer(text):
-        c = m.group(1)
-        if c is None:
-            continue
-        p = m.start(1)
-        if c == "{":
-            if depth == 0:
-                start = max(last_close, text.rfind(";", last_close, p) + 1)
-                open_at = p + 1 if header.search(text, start, p) else -1
-            depth += 1
+    bodies, stack, statement, i, n = [], [], 0, 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else n
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1 if j < n and text[j] == '"' else j
+        elif text[i] == "{":
+            # a function body: at module level, in a statement that names `.entry`/`.func` (after
+            # the last `;`, one in a comment included: such a body is simply not split)
+            region = text[statement:i]
+            region = region[region.rfind(";") + 1:]
+            header = not stack and re.search(r"\.(?:entry|func)\b", region) is not None
+            stack.append((i, header))
+            i += 1
+        elif text[i] == "}":
+            if stack:
+                start, header = stack.pop()
+                if header and not stack:
+                    bodies.append((start + 1, i))
+                if not stack:
+                    statement = i + 1
+            i += 1
         else:
-            depth -= 1
-            if depth == 0:
-                if open_at >= 0:
-                    bodies.append((open_at, p))
-                last_close = p + 1
-            depth = max(depth, 0)
+            i += 1
     return bodies
 
 
@@ -211,3 +221,6 @@ def test_function_bodies_equal_a_brace_by_brace_scan():
     # where the two may differ: a body on one line with no `;` is left unsplit (checked whole)
     one_line = ".visible .entry k()\n{ L: }\n.visible .entry j()\n{\nret;\n}\n"
     assert function_bodies(one_line) == _bodies_brace_by_brace(one_line)[1:]
+    # ... and one with a statement is split like any other
+    one_line = ".visible .entry k()\n{ mov.b64 {%r1, %r2}, %rd1; ret; }\n"
+    assert function_bodies(one_line) == _bodies_brace_by_brace(one_line) == [(21, 53)]

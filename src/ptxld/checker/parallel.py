@@ -1,6 +1,7 @@
 """Checking on several cores: one big module split by functions, or many files.
 
-A big module: every process parses the module text without its function bodies, so offsets,
+A big module: every process finds the function bodies (`function_bodies`, after the fork, so
+that no process waits for the scan) and parses the module text without them, so offsets,
 lines and columns stay exact and module-level declarations and function headers are seen by
 every process; then each process takes the next body nobody has taken yet (`_Claims`), parses
 and checks it, and takes another. A body is taken when the process is ready to check it, so the
