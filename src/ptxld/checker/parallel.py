@@ -65,7 +65,6 @@ def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
     is redone here, or its result is None where `redo` is false."""
     if len(jobs) < 2 or not hasattr(os, "fork"):
         return [fn(j) for j in jobs]
-    _reap()
     children = []
     for i in range(1, len(jobs)):
         r, w = os.pipe()
@@ -89,33 +88,16 @@ def fork_map(fn, jobs: list, *, redo: bool = True) -> list:
         for i, pid, r in children:
             with os.fdopen(r, "rb") as f:
                 data = f.read()
+            # waited for, so that its CPU time is the parent's (what `time` shows a user)
+            _, status = os.waitpid(pid, 0)
             try:  # the whole result or nothing: a child that dies mid-way leaves no pickle
-                results[i] = pickle.loads(data) if data else None
+                results[i] = pickle.loads(data) if status == 0 and data else None
             except Exception:
-                results[i] = None
-            # a child that sent its result may still be tearing down its memory (a few ms for a
-            # big module): not waited for here, reaped at the next call
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done == 0:
-                _EXITING.append(pid)
-            elif status != 0:
                 results[i] = None
     for i in range(1, len(jobs)):
         if results[i] is None and redo:
             results[i] = fn(jobs[i])
     return results
-
-
-# children that had sent their results but not yet exited when their fork_map returned
-_EXITING: list[int] = []
-
-
-def _reap() -> None:
-    while _EXITING:
-        try:
-            os.waitpid(_EXITING.pop(), 0)
-        except ChildProcessError:
-            pass
 
 
 class _Claims:
