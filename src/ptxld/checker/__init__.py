@@ -284,19 +284,17 @@ class _Pass:
                     for check in store:
                         check(c, ins)
                 checks = record_for.get(ins.opcode)
-                named = False
-                if checks is None:
+                first_of_opcode = checks is None
+                if first_of_opcode:
                     checks = applicable(record, ins.decoded.name)
                     before = len(c.diags)
-                    for check in checks:
-                        if check(c, ins) is NAMES_CHECKED:
-                            named = True
+                named = False
+                for check in checks:
+                    if check(c, ins) is NAMES_CHECKED:
+                        named = True
+                if first_of_opcode:
                     # the opcode-only rules found nothing: nothing on this opcode's other instructions
                     record_for[ins.opcode] = checks if len(c.diags) != before else without_opcode_only(checks)
-                else:
-                    for check in checks:
-                        if check(c, ins) is NAMES_CHECKED:
-                            named = True
                 if named and names_checked_leave:
                     group.pop()  # this instruction, appended above: nothing left for the names pass
             elif kind == _FAMILY:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Variable, Vector
+from ..ptx.operands import FAST_NUMBER
 from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
@@ -98,13 +99,9 @@ def check_instruction(c: Checker, ins) -> None:
     kinds and declared types of the operands) that passes."""
     plans = c.fast_plans.get(ins.opcode)
     if plans is not None:
-        text = ins.operand_text
-        pieces = text.split(",") if text else []  # `ret;`: no operands, not one empty one
-        for plan in plans:
-            if len(pieces) == len(plan):
-                fit = _fits(c, ins, pieces, plan)
-                if fit:
-                    return fit
+        fit = _plain_operands_fit(c, ins, plans)
+        if fit:
+            return fit
     d = ins.decoded
     opcode = d.opcode
     if opcode not in c.clean_opcodes:
@@ -151,9 +148,6 @@ _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "labe
 _PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))([%A-Za-z_$][\w$]*)\s*"
                             r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
-# a number as the fast operand grammar writes it (ptx/operands.py)
-_NUMBER = re.compile(r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0"
-                     r"|-\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0)")
 _PRED = frozenset({".pred"})
 # a special register's field as the operand grammar reads it (`%tid.x`)
 _FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
@@ -233,8 +227,9 @@ def _registers_for(types, wide: bool) -> frozenset:
 
 
 def _plain_operands_fit(c: Checker, ins, plans):
+    """The operand list against each plan of its length: what `_fits` says, False if none fits."""
     text = ins.operand_text
-    pieces = text.split(",") if text else []
+    pieces = text.split(",") if text else []  # `ret;`: no operands, not one empty one
     for plan in plans:
         if len(pieces) == len(plan):
             fit = _fits(c, ins, pieces, plan)
@@ -287,7 +282,7 @@ def _names_read(c: Checker, ins, scope, memo, first: int, p: str) -> bool:
         if var is _NOT_LOOKED_UP:
             var = c.lookup_in(scope, m.group(1))
         return var is not None and var.start < first
-    if _NUMBER.fullmatch(p) is not None:
+    if FAST_NUMBER.fullmatch(p) is not None:
         return True
     if _PLAIN_NAME.fullmatch(p) is None:
         return False

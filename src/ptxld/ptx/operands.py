@@ -24,15 +24,18 @@ _NAME = r"[%A-Za-z_$][\w$]*"
 _BASE = rf"(?!_(?![\w$])){_NAME}"  # an address base: a name, but not the sink
 _OFFSET = r"0[xX][0-9a-fA-F]+|[1-9]\d*|0"
 _NAMES = rf"\s*{_NAME}\s*(?:,\s*{_NAME}\s*)*"
+_NUMBER = r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0"
 _ITEM = rf"""(?:
   (?P<name>{_NAME})(?:\.(?P<comp>[a-z]\w*))?
- |(?P<num>0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}|0[xX][0-9a-fA-F]+U?|[1-9]\d*U?|0)
+ |(?P<num>{_NUMBER})
  |\[\s*(?P<base>{_BASE})\s*(?:\+\s*(?P<neg>-)?\s*(?P<off>{_OFFSET}))?\s*\]
  |\{{(?P<vec>{_NAMES})\}}
  |-(?P<negnum>\s*(?:{_OFFSET}))
  |\[\s*(?P<tbase>{_BASE})\s*,\s*\{{(?P<tvec>{_NAMES})\}}\s*\]
 )"""
 _FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
+# one operand that is a number of this grammar, negative ones included (the checker's plans)
+FAST_NUMBER = re.compile(rf"{_NUMBER}|-\s*(?:{_OFFSET})")
 _VEC_ITEM = re.compile(_NAME)
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
 # builds no operands (the names pass of the checker uses it). An item, once matched, is never
