@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Variable, Vector
-from ..ptx.operands import FAST_NUMBER
+from ..ptx.operands import FAST_ADDRESS, FAST_NUMBER
 from ..spec.forms import matching_forms, nearest, spelled
 from ..spec.gates import Gate
 from ..spec.isa import OperandSpec
@@ -144,9 +144,6 @@ _NOT_LOOKED_UP = object()
 # what a plan can judge by itself; a role that may be more (a vector, a predicate pair, a
 # parameter list) still gets a plan for the operands that are one of these
 _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "label", "func"})
-# the fast operand grammar's address `[base]`, `[base+imm]`, `[base+-imm]` (ptx/operands.py)
-_PLAIN_ADDRESS = re.compile(r"\[\s*(?!_(?![\w$]))([%A-Za-z_$][\w$]*)\s*"
-                            r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]+|[1-9]\d*|0))?\s*\]")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _PRED = frozenset({".pred"})
 # a special register's field as the operand grammar reads it (`%tid.x`)
@@ -275,7 +272,7 @@ def _names_read(c: Checker, ins, scope, memo, first: int, p: str) -> bool:
     if lead == "%":
         return "." not in p or _FIELD.fullmatch(p) is not None
     if lead == "[":
-        m = _PLAIN_ADDRESS.fullmatch(p)
+        m = FAST_ADDRESS.fullmatch(p)
         if m is None:
             return False
         var = memo.get(m.group(1), _NOT_LOOKED_UP)
@@ -329,7 +326,7 @@ def _piece_fits(c: Checker, ins, scope, memo, p: str, regs, flags) -> bool:  # n
     if negated:
         return False
     if first == "[":
-        return bool(addr) and _PLAIN_ADDRESS.fullmatch(p) is not None
+        return bool(addr) and FAST_ADDRESS.fullmatch(p) is not None
     if (label or func or imm) and _PLAIN_NAME.fullmatch(p) is not None and p != "WARP_SZ":
         var = memo.get(p, _NOT_LOOKED_UP)
         if var is _NOT_LOOKED_UP:

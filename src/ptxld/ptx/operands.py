@@ -36,6 +36,9 @@ _ITEM = rf"""(?:
 _FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
 # one operand that is a number of this grammar, negative ones included (the checker's plans)
 FAST_NUMBER = re.compile(rf"{_NUMBER}|-\s*(?:{_OFFSET})")
+# one operand that is an address of this grammar, `[base]`, `[base+imm]`, `[base+-imm]` (group 1:
+# the base)
+FAST_ADDRESS = re.compile(rf"\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]")
 _VEC_ITEM = re.compile(_NAME)
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
 # builds no operands (the names pass of the checker uses it). An item, once matched, is never
