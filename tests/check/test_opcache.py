@@ -23,8 +23,16 @@ def _forget_in_process() -> None:
     """A new process: nothing worked out yet (the tables opcache fills and the checker reads)."""
     decoding._CACHE.clear()
     matching._MATCHES.clear()
+    matching._NUMBERS.clear()
     records._PLANS.clear()
     checker._KIND_OF.clear()
+
+
+def _forget_the_file() -> None:
+    """A new process: the cache file not read yet."""
+    opcache._ENTRIES.clear()
+    opcache._VERDICTS.clear()
+    opcache._state.update(path=None, read=0, verdicts=False, changed=False)
 
 
 @pytest.fixture
@@ -34,7 +42,8 @@ def fresh_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("PTXLD_NO_CACHE", raising=False)
     monkeypatch.setattr(opcache, "_ENTRIES", {})
     monkeypatch.setattr(opcache, "_NEW", {})
-    monkeypatch.setattr(opcache, "_state", {"path": None, "read": 0})
+    monkeypatch.setattr(opcache, "_VERDICTS", {})
+    monkeypatch.setattr(opcache, "_state", {"path": None, "read": 0, "verdicts": False, "changed": False})
     _forget_in_process()
     yield tmp_path
     _forget_in_process()
@@ -64,8 +73,7 @@ def test_every_kernel_file_checks_the_same_from_the_cache(fresh_cache):
     kept = dict(opcache._ENTRIES)
     assert len(kept) > 1000
     _forget_in_process()
-    opcache._ENTRIES.clear()
-    opcache._state.update(path=None, read=0)
+    _forget_the_file()
     warm = _run(texts)  # reads the cache: no opcode is worked out again
     assert opcache._state["read"] == len(kept) and not opcache._NEW
     assert warm == cold
@@ -96,8 +104,7 @@ def test_a_broken_cache_file_is_ignored_and_rewritten(fresh_cache):
         with open(path, "wb") as f:
             f.write(garbage)
         _forget_in_process()
-        opcache._ENTRIES.clear()
-        opcache._state.update(path=None, read=0)
+        _forget_the_file()
         assert _run([text]) == expected
         assert os.path.getsize(path) > 1000  # written again, whole
 
@@ -164,8 +171,7 @@ def test_the_processes_of_a_parallel_check_keep_all_they_worked_out(fresh_cache,
     expected = _run([text])
     for _ in range(3):  # every run: each process saves what it alone met
         _forget_in_process()
-        opcache._ENTRIES.clear()
-        opcache._state.update(path=None, read=0)
+        _forget_the_file()
         assert _run([text]) == expected
     opcache._ENTRIES.clear()
     assert opcache.load() and opcodes <= opcache._ENTRIES.keys()
@@ -194,3 +200,72 @@ def test_the_command_line_writes_and_reads_it_and_no_cache_leaves_it_alone(tmp_p
     assert [n for n in os.listdir(tmp_path / "cache") if n.endswith(".marshal")]
     assert cold.stdout == warm.stdout == off.stdout and cold.returncode == warm.returncode == 1
     assert json.loads(warm.stdout)
+
+
+# Operand- and header-level mistakes in instructions whose opcodes (and plain loads) a check of
+# the clean kernel files found clean: the verdicts kept for those must not hide them.
+_MISTAKES = [
+    (r"(add\.s32\s+%r\d+,\s*)%r\d+", r"\1%rd1"),                      # a 64-bit register in a .s32 add
+    (r"(ld\.global(?:\.nc)?\.f32\s+%f\d+,\s*\[)%rd", r"\1%r"),         # a 32-bit address
+    (r"(ld\.global(?:\.nc)?\.u32\s+)%r(\d)", r"\1%rd\2"),               # a destination of another size
+    (r"(ld\.param\.u64\s+)%rd(\d)", r"\1%r\2"),                         # a parameter into a 32-bit register
+    (r"(mov\.u32\s+%r\d+,\s*%tid)\.x", r"\1.q"),                      # a special register's field
+    (r"(setp\.\w+\.s32\s+)%p\d+", r"\1%r1"),                           # a register where a predicate goes
+    (r"(cvta\.to\.global\.u64\s+%rd\d+,\s*)%rd\d+", r"\1%r1"),
+    (r"(st\.global\.u32\s+\[)%rd", r"\1%r"),
+    (r"(mma\.sync\.aligned[^;{]*)\{[^}]*\},", r"\1"),                  # an operand fewer
+    (r"(bra(?:\.uni)?\s+)\$", r"\1$nosuch"),                           # a label that is not there
+    (r"\.target\s+sm_\w+", ".target sm_50"),                           # another header: other verdicts
+    (r"\.version\s+\d+\.\d+", ".version 6.0"),
+]
+
+
+@pytest.mark.parametrize("every", [7, pytest.param(1, marks=pytest.mark.slow)])
+def test_verdicts_hide_no_mistake_in_other_modules(fresh_cache, every):
+    """Each mistake planted in every kernel file it fits (`-m slow`), or in every `every`-th of
+    them: the command line, with the verdicts of all the clean files, reports what the library
+    reports without any."""
+    import re
+    clean = [open(p, encoding="utf-8").read() for p in KERNEL_FILES]
+    _run(clean)  # keeps the verdicts of every clean kernel file
+    assert len(opcache._VERDICTS) >= 3 and all(any(sets) for sets in opcache._VERDICTS.values())
+    mutants = []
+    for pattern, repl in _MISTAKES:
+        changed = [m for m in (re.sub(pattern, repl, t, count=1) for t in clean) if m not in clean]
+        assert changed, pattern
+        mutants += changed[::every]
+    for strict in (False, True):
+        _forget_in_process()
+        _forget_the_file()
+        with_verdicts = [[(d.code, d.line, d.column, d.message) for d in diags]
+                         for diags in _check_all([(f"f{i}.ptx", t) for i, t in enumerate(mutants)],
+                                                 [(strict, None)] * len(mutants))]
+        assert not opcache._state["verdicts"]  # the library's checks below take none
+        without = [[(d.code, d.line, d.column, d.message) for d in check_source(t, filename=f"f{i}.ptx",
+                                                                                   strict=strict)]
+                   for i, t in enumerate(mutants)]
+        assert with_verdicts == without
+        assert sum(1 for diags in without if any(d[0] != "PTX0000" for d in diags)) > len(mutants) * 0.9
+
+
+def test_verdicts_are_kept_per_header_and_settings(fresh_cache):
+    text = next(open(p, encoding="utf-8").read() for p in KERNEL_FILES if os.sep + "sm_90" + os.sep in p)
+    _run([text])
+    assert len(opcache._VERDICTS) == 1
+    older = text.replace(".target sm_90", ".target sm_80", 1)
+    _check_all([("a.ptx", older)], [(False, None)])
+    _check_all([("a.ptx", text)], [(True, None)])
+    _check_all([("a.ptx", text)], [(False, frozenset({"PTX0801"}))])
+    keys = list(opcache._VERDICTS)
+    assert len(keys) == 4 and len(set(keys)) == 4
+    # and what a check under one key kept is given to a check under that key only
+    from ptxld.checker.context import Checker
+    from ptxld.ptx.parser import parse
+    opcache.load()
+    c = Checker(parse(text, eager=False), False, None)
+    opcache.give_verdicts(c)
+    assert c.clean_opcodes and c.clean_plain_ld
+    c = Checker(parse(text.replace(".version", ".version 1.0 //", 1), eager=False), False, None)
+    opcache.give_verdicts(c)
+    assert not c.clean_opcodes and not c.clean_plain_ld
+    opcache.stop_verdicts()

@@ -128,9 +128,11 @@ class _LeftOut(dict):
 
 def _checked(c: Checker, run, cap: bool, enabled: frozenset | None) -> list[Diagnostic]:
     module = c.module
+    opcache.give_verdicts(c)  # what passed in earlier runs of the command line (see opcache.py)
     try:
         with no_gc():
             run(c)
+            opcache.keep_verdicts(c)
     except RecursionError:
         c.diags.append(Diagnostic("PTX0006", "error", "input nests too deeply to check", 1, 1, 0, 1,
                                   filename=module.source.filename))
@@ -287,6 +289,9 @@ class _Pass:
                 first_of_opcode = checks is None
                 if first_of_opcode:
                     checks = applicable(record, ins.decoded.name)
+                    if ins.opcode in c.quiet_opcodes:  # an earlier run's verdict (opcache)
+                        checks = record_for[ins.opcode] = without_opcode_only(checks)
+                        first_of_opcode = False
                     before = len(c.diags)
                 named = False
                 for check in checks:
@@ -294,7 +299,11 @@ class _Pass:
                         named = True
                 if first_of_opcode:
                     # the opcode-only rules found nothing: nothing on this opcode's other instructions
-                    record_for[ins.opcode] = checks if len(c.diags) != before else without_opcode_only(checks)
+                    if len(c.diags) == before:
+                        c.quiet_opcodes.add(ins.opcode)
+                        record_for[ins.opcode] = without_opcode_only(checks)
+                    else:
+                        record_for[ins.opcode] = checks
                 if named and names_checked_leave:
                     group.pop()  # this instruction, appended above: nothing left for the names pass
             elif kind == _FAMILY:

@@ -178,6 +178,13 @@ def _check_all(texts: list, settings: list, cache: bool = True) -> list:
     jobs = [(t, name, strict, select) for (name, t), (strict, select) in zip(texts, settings)]
     if cache:
         opcache.load()  # before any worker starts: every process has it
+    try:
+        return _check_jobs(jobs)
+    finally:
+        opcache.stop_verdicts()
+
+
+def _check_jobs(jobs: list) -> list:
     cores = os.cpu_count() or 1
     many = len(jobs) > 1 and sum(len(job[0]) for job in jobs) >= PARALLEL_MIN_BYTES
     big = len(jobs) == 1 and len(jobs[0][0]) >= PARALLEL_MIN_BYTES_ONE

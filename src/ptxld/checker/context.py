@@ -14,12 +14,14 @@ _UNBUILT = object()
 class Checker:
     __slots__ = ("module", "strict", "version", "target", "sm", "address_size", "diags", "source",
                  "_labels", "_call_returns", "addr32", "known", "first", "_lookups", "_tables", "clean_ld",
-                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks", "clean_plain_ld")
+                 "clean_opcodes", "clean_operands", "name_classes", "fast_plans", "checks", "clean_plain_ld",
+                 "enabled", "quiet_opcodes", "formless_opcodes")
 
     def __init__(self, module, strict: bool, enabled: frozenset | None = None):
         """`enabled`: the codes to check (None: all); only functions that can report one run."""
         self.module = module
         self.strict = strict
+        self.enabled = enabled
         self.checks = _checks(enabled)
         self.source = module.source
         self.version = module.version
@@ -43,6 +45,10 @@ class Checker:
         # operands passed: real code repeats both thousands of times
         self.clean_opcodes: set = set()
         self.clean_operands: set = set()
+        self.formless_opcodes: set = set()  # opcodes of records without forms whose gates passed
+        # opcodes on whose first instruction every INSTRUCTION check found nothing: the checks
+        # registered `opcode_only` do not run on its others
+        self.quiet_opcodes: set = set()
         self.fast_plans: dict = {}    # opcode (clean) -> its operand plan (records.py)
         self.name_classes: dict = {}  # scope -> {operand piece: what an operand signature records}
 

@@ -8,10 +8,18 @@ depend on the instruction records alone, never on the module. The command line k
 file (like ruff's cache), named by a fingerprint of ptxld's own source files, so that an edited or
 upgraded ptxld never reads facts another version worked out.
 
-Only facts of the records are kept: what the opcode's modifiers are, which forms it matches, its
-plan. Whether an instruction is valid in a module (its target, version, operands) is decided anew
-in every run. The file holds plain data (`marshal`: strings, numbers, tuples, dicts, frozensets),
-never code; a file that cannot be read, or whose entries do not fit the records, is ignored.
+Two kinds of facts are kept:
+- of the records, per opcode: what its modifiers are, which forms it matches, its plan;
+- verdicts, per module header (PTX ISA version, `.target`, `.address_size`) and settings
+  (`--strict`, the rules enabled): the sets of the Checker named in VERDICT_SETS, which it
+  already reuses within one module, since what passed once there passes everywhere in it: the
+  opcodes whose opcode-level rules found nothing (`records.py`), the operand signatures (operand
+  kinds and declared types, per opcode) that passed, and the plain loads (`ld... %r, [%rd+imm]`
+  by opcode and register types: `ld.py` `plain_ld`) that passed every ld rule. A module with the
+  same header and settings starts with them. An instruction's own operands are still read in
+  every run: the registers it names, their declarations, a signature or load not seen before.
+The file holds plain data (`marshal`: strings, numbers, tuples, dicts, frozensets), never code;
+a file that cannot be read, or whose entries do not fit the records, is ignored.
 
 `PTXLD_NO_CACHE=1` turns the cache off; `PTXLD_CACHE_DIR` puts it somewhere else than
 `$XDG_CACHE_HOME/ptxld` (by default `~/.cache/ptxld`).
@@ -29,22 +37,30 @@ except ImportError:  # Windows: no lock; two saves at once may keep only one's n
 
 from ..spec import decode as decoding
 from ..spec import forms as matching
-from ..spec.instructions import spec_of
+from ..spec.instructions import has_record
 from . import records
 
-FORMAT = 2
+FORMAT = 3
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# the source folders whose code decides the facts kept (the records, the decoder, the plans)
-_SOURCES = ("spec", os.path.join("spec", "instructions"), "checker")
+# the source folders whose code decides the facts kept (the records, the decoder, the plans, the
+# rules and the load models they read)
+_SOURCES = ("spec", os.path.join("spec", "instructions"), "checker", "ptx")
+# the Checker's sets of what passed, kept as verdicts (see above)
+VERDICT_SETS = ("clean_opcodes", "formless_opcodes", "quiet_opcodes", "clean_operands", "clean_plain_ld")
 
 # garbage input can spell endless opcodes: a cache this full starts again
 _MAX_ENTRIES = 50_000
+# module headers and settings with verdicts kept: more start again
+_MAX_CONTEXTS = 256
 # opcode -> its entry, marshalled on its own (read whole, a file of ~1,000 entries takes ~5 ms;
 # each entry is read when its opcode is met), as read from the file and added at `save`
 _ENTRIES: dict[str, bytes] = {}
 # opcode -> its kind, for the opcodes this run worked out
 _NEW: dict[str, int] = {}
-_state = {"path": None, "read": 0}
+# header and settings (`context`) -> the verdict sets (VERDICT_SETS order), as read and as this
+# run found them
+_VERDICTS: dict[str, tuple] = {}
+_state = {"path": None, "read": 0, "verdicts": False, "changed": False}
 
 
 def directory() -> str | None:
@@ -86,15 +102,69 @@ def load() -> bool:
         return False
     path = os.path.join(where, f"opcodes-{FORMAT}-{key}.marshal")
     _state["path"] = path
+    _state["verdicts"] = True
+    got = _read(path)
+    if got is None:
+        return False
+    entries, verdicts = got
+    _ENTRIES.update(entries)
+    _VERDICTS.update(verdicts)
+    _state["read"] = len(_ENTRIES)
+    return bool(_ENTRIES)
+
+
+def _read(path: str) -> tuple[dict, dict] | None:
+    """(opcode entries, verdicts) of a cache file, or None where it holds no such thing."""
     try:
         with open(path, "rb") as f:
             got = marshal.loads(f.read())
     except (OSError, EOFError, ValueError, TypeError):
-        return False
-    if isinstance(got, dict):
-        _ENTRIES.update(got)
-        _state["read"] = len(_ENTRIES)
-    return bool(_ENTRIES)
+        return None
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) and isinstance(got[1], dict)):
+        return None
+    verdicts = {k: v for k, v in got[1].items()
+                if isinstance(k, str) and isinstance(v, tuple) and len(v) == len(VERDICT_SETS)
+                and all(isinstance(x, frozenset) for x in v)}
+    return got[0], verdicts
+
+
+def stop_verdicts() -> None:
+    """The command line's checks are done: later checks in this process (a program that ran the
+    command line in-process, a test) take no verdicts, nor keep any."""
+    _state["verdicts"] = False
+
+
+def context(c) -> str:
+    """What a verdict depends on besides the opcode or load: the module header and the settings."""
+    m = c.module
+    enabled = "all" if c.enabled is None else f"{zlib.crc32(','.join(sorted(c.enabled)).encode()):08x}"
+    return repr((m.version, tuple(m.targets), m.address_size, c.strict, enabled))
+
+
+def give_verdicts(c) -> None:
+    """Start a check with what passed in earlier checks of modules with the same header and
+    settings (command line only: nothing before `load`, or after `stop_verdicts`)."""
+    if not _state["verdicts"]:
+        return
+    kept = _VERDICTS.get(context(c))
+    if kept is not None:
+        for name, passed in zip(VERDICT_SETS, kept):
+            getattr(c, name).update(passed)
+
+
+def keep_verdicts(c) -> None:
+    """Keep what passed in a check, for `save`."""
+    if not _state["verdicts"]:
+        return
+    key = context(c)
+    kept = _VERDICTS.get(key)
+    found = tuple(frozenset(getattr(c, name)) for name in VERDICT_SETS)
+    if kept is not None:
+        if all(f <= k for f, k in zip(found, kept)):
+            return
+        found = tuple(f | k for f, k in zip(found, kept))
+    _VERDICTS[key] = found
+    _state["changed"] = True
 
 
 def install(opcode: str) -> int | None:
@@ -106,18 +176,16 @@ def install(opcode: str) -> int | None:
     try:
         name, has_spec, name_end, modifiers, slots, others, repeated, kind, form_numbers, plan = \
             marshal.loads(blob)
-        spec = spec_of(name) if has_spec else None
-        if has_spec and spec is None:
+        if has_spec and not has_record(name):
             return None
-        d = decoding.Decoded(opcode, name, spec, name_end)
+        # the record itself is read when first asked for (most opcodes never need it again)
+        d = decoding.Decoded(opcode, name, decoding.RECORD_OF_NAME if has_spec else None, name_end)
         d.modifiers, d.slots, d.others, d.repeated = list(modifiers), dict(slots), list(others), list(repeated)
-        if form_numbers is not None:
-            found = tuple(spec.forms[i] for i in form_numbers)
     except (ValueError, TypeError, IndexError, AttributeError, EOFError):
         return None  # an entry that does not fit today's records: work it out again
     decoding.remember(d)
     if form_numbers is not None:
-        matching.remember(opcode, found)
+        matching.remember_numbers(opcode, form_numbers)  # checked against the record when read
     if plan is not None:
         records.remember_plan(opcode, plan)
     return kind
@@ -133,7 +201,7 @@ def save() -> None:
     """Write the cache when this run worked out opcodes it did not hold. Never fails: a cache
     that cannot be written is only slower."""
     path = _state["path"]
-    if path is None or not _NEW:
+    if path is None or not (_NEW or _state["changed"]):
         return
     if len(_ENTRIES) + len(_NEW) > _MAX_ENTRIES:
         _ENTRIES.clear()
@@ -142,6 +210,7 @@ def save() -> None:
         if entry is not None:
             _ENTRIES[op] = marshal.dumps(entry)
     _NEW.clear()
+    _state["changed"] = False
     try:
         folder = os.path.dirname(path)
         os.makedirs(folder, exist_ok=True)
@@ -154,17 +223,18 @@ def save() -> None:
 
 
 def _merge_and_write(path: str) -> None:
-    try:  # what another process wrote meanwhile stays
-        with open(path, "rb") as f:
-            other = marshal.loads(f.read())
-        if isinstance(other, dict) and len(other) + len(_ENTRIES) <= _MAX_ENTRIES:
-            for op, entry in other.items():
-                _ENTRIES.setdefault(op, entry)
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+    other = _read(path)  # what another process wrote meanwhile stays
+    if other is not None and len(other[0]) + len(_ENTRIES) <= _MAX_ENTRIES:
+        for op, entry in other[0].items():
+            _ENTRIES.setdefault(op, entry)
+        for key, theirs in other[1].items():
+            mine = _VERDICTS.get(key)
+            _VERDICTS[key] = theirs if mine is None else tuple(a | b for a, b in zip(mine, theirs))
+    if len(_VERDICTS) > _MAX_CONTEXTS:
+        _VERDICTS.clear()
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
-        f.write(marshal.dumps(_ENTRIES))
+        f.write(marshal.dumps((_ENTRIES, _VERDICTS)))
     os.replace(tmp, path)
     # the files of other versions of ptxld are stale: one cache file per folder
     folder, mine = os.path.split(path)

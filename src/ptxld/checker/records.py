@@ -98,6 +98,9 @@ def check_instruction(c: Checker, ins) -> None:
     against a plan of the opcode (the fast path below), others once per operand signature (the
     kinds and declared types of the operands) that passes."""
     plans = c.fast_plans.get(ins.opcode)
+    if plans is None and ins.opcode in c.clean_opcodes:
+        # clean by an earlier run's verdict (opcache): its plans, without the opcode rules
+        plans = c.fast_plans[ins.opcode] = _plan(ins.decoded) or ()
     if plans is not None:
         fit = _plain_operands_fit(c, ins, plans)
         if fit:
@@ -105,22 +108,24 @@ def check_instruction(c: Checker, ins) -> None:
     d = ins.decoded
     opcode = d.opcode
     if opcode not in c.clean_opcodes:
+        if opcode in c.formless_opcodes:
+            return
         before = len(c.diags)
         if not _opcode_rules(c, ins, d):
+            if len(c.diags) == before:  # a record without forms, whose gates passed
+                c.formless_opcodes.add(opcode)
             return
         if len(c.diags) == before:
             c.clean_opcodes.add(opcode)
-            plans = _plan(d, matching_forms(d))
-            if plans is not None:
-                c.fast_plans[opcode] = plans
-                fit = _plain_operands_fit(c, ins, plans)
-                if fit:
-                    return fit
-    forms = matching_forms(d)
-    if not forms:
-        return
+            plans = c.fast_plans[opcode] = _plan(d) or ()
+            fit = _plain_operands_fit(c, ins, plans)
+            if fit:
+                return fit
     sig = _signature(c, ins)
     if sig is not None and (opcode, sig) in c.clean_operands:
+        return  # (before the forms are read: an earlier run's verdict needs no record)
+    forms = matching_forms(d)
+    if not forms:
         return
     ins.operands  # noqa: B018 - parsed now: a syntax error there is reported as such, not here
     if ins.operand_error is not None:
@@ -150,10 +155,11 @@ _PRED = frozenset({".pred"})
 _FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
 
 
-def _plan(d, forms):
+def _plan(d):
+    """The operand plans of an opcode (None: it has none), from its matching forms."""
     got = _PLANS.get(d.opcode)
     if got is None:
-        got = _make_plan(d, forms)
+        got = _make_plan(d, matching_forms(d))
         if len(_PLANS) >= 8192:
             _PLANS.clear()
         _PLANS[d.opcode] = got

@@ -34,22 +34,36 @@ GENERIC = InstructionSpec("", "", (
     Group("type4", _TYPE_NAMES), Group("type5", _TYPE_NAMES)))
 
 
+# `Decoded(..., spec=RECORD_OF_NAME)`: the record of the decoded name, read when first asked for
+# (an opcode the checker's cache decoded in an earlier run: importing the module of its record
+# costs more than everything else done with most opcodes)
+RECORD_OF_NAME = object()
+
+
 class Decoded:
     """One opcode, read. Spans are (start, end) character offsets within the opcode."""
-    __slots__ = ("opcode", "mnemonic", "name", "spec", "name_end", "modifiers", "slots", "others",
+    __slots__ = ("opcode", "mnemonic", "name", "_spec", "name_end", "modifiers", "slots", "others",
                  "repeated")
 
-    def __init__(self, opcode: str, name: str, spec: InstructionSpec | None, name_end: int):
+    def __init__(self, opcode: str, name: str, spec, name_end: int):
         self.opcode = opcode
         self.mnemonic = opcode.partition(".")[0]
         self.name = name
-        self.spec = spec                 # None: no record (generic vocabulary)
+        self._spec = spec                # None: no record (generic vocabulary)
         self.name_end = name_end
         # every modifier after the name: (text, start, end, group or None), in written order
         self.modifiers: list[tuple[str, int, int, str | None]] = []
         self.slots: dict[str, tuple[str, int, int]] = {}
         self.others: list[tuple[str, int, int]] = []
         self.repeated: list[tuple[str, str, int, int]] = []
+
+    @property
+    def spec(self) -> InstructionSpec | None:
+        """The instruction's record, or None (read with the generic vocabulary)."""
+        spec = self._spec
+        if spec is RECORD_OF_NAME:
+            spec = self._spec = spec_of(self.name)
+        return spec
 
     def get(self, group: str) -> str | None:
         q = self.slots.get(group)

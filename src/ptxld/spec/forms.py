@@ -39,6 +39,8 @@ def mismatch(spec: InstructionSpec, form: Form, d: Decoded) -> Mismatch:
 
 
 _MATCHES: dict = {}
+# opcode -> the numbers of its matching forms, kept by an earlier run (`remember_numbers`)
+_NUMBERS: dict = {}
 _SHAPES: dict = {}
 
 
@@ -76,11 +78,23 @@ def matching_forms(d: Decoded) -> tuple[Form, ...]:
     got = _MATCHES.get(d.opcode)
     if got is None:
         spec = d.spec
-        got = tuple(f for f in spec.forms if _matches(spec, f, d)) if spec else ()
+        got = _numbered(spec, _NUMBERS.pop(d.opcode, None))
+        if got is None:
+            got = tuple(f for f in spec.forms if _matches(spec, f, d)) if spec else ()
         if len(_MATCHES) >= 8192:
             _MATCHES.clear()
         _MATCHES[d.opcode] = got
     return got
+
+
+def _numbered(spec: InstructionSpec | None, numbers) -> tuple[Form, ...] | None:
+    """The record's forms of these numbers; None where they are not numbers of its forms."""
+    if numbers is None or spec is None:
+        return None
+    forms = spec.forms
+    if not all(isinstance(i, int) and 0 <= i < len(forms) for i in numbers):
+        return None
+    return tuple(forms[i] for i in numbers)
 
 
 def cached(opcode: str) -> tuple[Form, ...] | None:
@@ -91,6 +105,14 @@ def cached(opcode: str) -> tuple[Form, ...] | None:
 def remember(opcode: str, forms: tuple[Form, ...]) -> None:
     """Take the matching forms of an opcode worked out by an earlier run (the checker's cache)."""
     _MATCHES[opcode] = forms
+
+
+def remember_numbers(opcode: str, numbers: tuple[int, ...]) -> None:
+    """`remember` by the forms' numbers in the record (`spec.forms`), read when the forms are
+    first asked for (reading them needs the record, whose module may not be loaded yet)."""
+    if len(_NUMBERS) >= 8192:
+        _NUMBERS.clear()
+    _NUMBERS[opcode] = numbers
 
 
 def nearest(d: Decoded) -> Mismatch | None:

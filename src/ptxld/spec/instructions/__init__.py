@@ -88,6 +88,11 @@ def suffixed(name: str) -> tuple[str, ...]:
     return tuple(sorted(n for n in _HOME if n.startswith(name + "::")))
 
 
+def has_record(name: str) -> bool:
+    """Whether an instruction name has a record (without loading the module that defines it)."""
+    return name in _HOME
+
+
 def home_module(name: str) -> str | None:
     """The module that defines an instruction's record (`ptxld.spec.instructions.floats`)."""
     home = _HOME.get(name)
