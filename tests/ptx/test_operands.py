@@ -127,6 +127,24 @@ def test_first_address_base_from_text_equals_the_parsed_operands(path):
     assert seen
 
 
+@pytest.mark.parametrize("text", [" [%rd1+8], %r1", "\t[%rd5], {%r1, %r2}", " [smem+-4], 0f3F800000",
+                                  " [%rd1], %tid.x", " [_], %r1", " [%rd1], -1", " [%rd1 + 0x10] , %r2 ",
+                                  " [%rd1], %r1, %r2", " [%rd1], [%rd2]", " [%rd1+08], %r1", " [%rd1],",
+                                  " [%rd1+-0x8], -  3", " [%r1], {_, %r2}", " [a], b.x", " [a], b.X"])
+def test_first_address_base_of_a_store_list_is_the_fast_grammar_reading(text):
+    # the one-match reading of `[base+imm], item` agrees with the fast grammar's reading
+    from ptxld.ptx.nodes import Instruction, Module
+    from ptxld.ptx.operands import _ADDRESS_AND_ITEM, _ADDRESS_BASE, first_address_base, in_fast_grammar
+    from ptxld.ptx.source import Source
+    ins = Instruction("st.u32", 0, len(text), 0, 0, text, None, Module(Source(text, "t")))
+    if _ADDRESS_AND_ITEM.fullmatch(text):
+        assert in_fast_grammar(text)
+    expected = _ADDRESS_BASE.search(text).group(1) if in_fast_grammar(text) else None
+    got = first_address_base(ins)
+    if expected is not None:
+        assert got is not None and got.name == expected and text[got.start:got.end] == expected
+
+
 def _statements(module):
     return [(i.opcode, i.start, i.end, i.opcode_start, i.operand_start, i.operand_text, repr(i.guard),
              [(x.name, x.start, x.end) for x in i.labels], i.function.name if i.function else None)

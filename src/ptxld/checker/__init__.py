@@ -249,9 +249,34 @@ class _Pass:
             if ins.guard is not None:
                 for check in guard:
                     check(c, ins)
-            if kind == _PLAIN:
+            if kind == _RECORD or kind == _STORE_RECORD:  # the commonest kind first
+                if kind == _STORE_RECORD:
+                    for check in store:
+                        check(c, ins)
+                checks = record_for.get(ins.opcode)
+                first_of_opcode = checks is None
+                if first_of_opcode:
+                    checks = applicable(record, ins.decoded.name)
+                    if ins.opcode in c.quiet_opcodes:  # an earlier run's verdict (opcache)
+                        checks = record_for[ins.opcode] = without_opcode_only(checks)
+                        first_of_opcode = False
+                    before = len(c.diags)
+                named = False
+                for check in checks:
+                    if check(c, ins) is NAMES_CHECKED:
+                        named = True
+                if first_of_opcode:
+                    # the opcode-only rules found nothing: nothing on this opcode's other instructions
+                    if len(c.diags) == before:
+                        c.quiet_opcodes.add(ins.opcode)
+                        record_for[ins.opcode] = without_opcode_only(checks)
+                    else:
+                        record_for[ins.opcode] = checks
+                if named and names_checked_leave:
+                    group.pop()  # this instruction, appended above: nothing left for the names pass
+            elif kind == _PLAIN:
                 continue
-            if kind == _LD:
+            elif kind == _LD:
                 plain = plain_ld(c, ins, c.first[scope])
                 if plain is not None:
                     plain, named = plain
@@ -281,31 +306,6 @@ class _Pass:
             elif kind == _STORE:
                 for check in store:
                     check(c, ins)
-            elif kind == _RECORD or kind == _STORE_RECORD:
-                if kind == _STORE_RECORD:
-                    for check in store:
-                        check(c, ins)
-                checks = record_for.get(ins.opcode)
-                first_of_opcode = checks is None
-                if first_of_opcode:
-                    checks = applicable(record, ins.decoded.name)
-                    if ins.opcode in c.quiet_opcodes:  # an earlier run's verdict (opcache)
-                        checks = record_for[ins.opcode] = without_opcode_only(checks)
-                        first_of_opcode = False
-                    before = len(c.diags)
-                named = False
-                for check in checks:
-                    if check(c, ins) is NAMES_CHECKED:
-                        named = True
-                if first_of_opcode:
-                    # the opcode-only rules found nothing: nothing on this opcode's other instructions
-                    if len(c.diags) == before:
-                        c.quiet_opcodes.add(ins.opcode)
-                        record_for[ins.opcode] = without_opcode_only(checks)
-                    else:
-                        record_for[ins.opcode] = checks
-                if named and names_checked_leave:
-                    group.pop()  # this instruction, appended above: nothing left for the names pass
             elif kind == _FAMILY:
                 for check in family:
                     check(c, ins, ins.decoded)

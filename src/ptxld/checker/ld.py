@@ -202,6 +202,9 @@ _PLAIN_LD = re.compile(r"\s*(%[A-Za-z_$][\w$]*)\s*,\s*\[\s*(%?[A-Za-z_$][\w$]*)\
                        r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]{1,8}|[1-9]\d{0,8}|0))?\s*\]\s*")
 
 
+_NOT_LOOKED_UP = object()
+
+
 def plain_ld(c: Checker, ins, first: int) -> tuple | None:
     """What the ld rules read of a plain load (see `_PLAIN_LD`), with whether its names need no
     more checking: (key, named) or None for any other load. The key: the opcode, the declared type
@@ -214,7 +217,14 @@ def plain_ld(c: Checker, ins, first: int) -> tuple | None:
     if m is None:
         return None
     scope = ins.scope or ins.module.scope
-    d, a = c.lookup_in(scope, m.group(1)), c.lookup_in(scope, m.group(2))
+    memo = c.lookups_of(scope)  # `lookup_in`'s memo: most names are in it already
+    dest, base = m.group(1, 2)
+    d = memo.get(dest, _NOT_LOOKED_UP)
+    if d is _NOT_LOOKED_UP:
+        d = c.lookup_in(scope, dest)
+    a = memo.get(base, _NOT_LOOKED_UP)
+    if a is _NOT_LOOKED_UP:
+        a = c.lookup_in(scope, base)
     if (d is None or a is None or getattr(d, "kind", "") != "variable" or getattr(a, "kind", "") != "variable"
             or d.space != ".reg" or d.vector or a.vector or a.attributes):
         return None

@@ -151,6 +151,7 @@ _NOT_LOOKED_UP = object()
 _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "label", "func"})
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _PRED = frozenset({".pred"})
+_FLOAT_BITS = ("0f", "0F", "0d", "0D")
 # a special register's field as the operand grammar reads it (`%tid.x`)
 _FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
 
@@ -251,17 +252,38 @@ def _fits(c: Checker, ins, pieces, plan):
     named = True
     for piece, (regs, flags) in zip(pieces, plan):
         p = piece.strip()
-        if p[:1] == "%" and "." not in p:
-            # a declared register, the commonest operand by far: one memo look-up and its type
-            var = memo.get(p, _NOT_LOOKED_UP)
-            if var is _NOT_LOOKED_UP:
-                var = c.lookup_in(scope, p)
-            if var is not None:
-                if var.space != ".reg" or var.vector or var.type not in regs:
+        lead = p[:1]
+        if lead == "%":
+            if "." not in p:
+                # a declared register, the commonest operand by far: one memo look-up and its type
+                var = memo.get(p, _NOT_LOOKED_UP)
+                if var is _NOT_LOOKED_UP:
+                    var = c.lookup_in(scope, p)
+                if var is not None:
+                    if var.space != ".reg" or var.vector or var.type not in regs:
+                        return False
+                    if var.start >= first:
+                        named = False  # declared further down: PTX0301 reads it
+                    continue
+        elif lead == "[":
+            # the next commonest, an address of the fast grammar: what `_piece_fits` and
+            # `_names_read` say of it, with one match
+            m = FAST_ADDRESS.fullmatch(p)
+            if m is not None:
+                if not flags[5]:  # no address here
                     return False
-                if var.start >= first:
-                    named = False  # declared further down: PTX0301 reads it
+                if named:
+                    var = memo.get(m.group(1), _NOT_LOOKED_UP)
+                    if var is _NOT_LOOKED_UP:
+                        var = c.lookup_in(scope, m.group(1))
+                    if var is None or var.start >= first:
+                        named = False
                 continue
+        elif (lead.isdigit() or lead == "-") and FAST_NUMBER.fullmatch(p) is not None:
+            # a number of the fast grammar (never with a `.`: a float only as `0f`/`0d` bits)
+            if not flags[0] or not (flags[3] if p[:2] in _FLOAT_BITS else flags[4]):
+                return False
+            continue
         if not _piece_fits(c, ins, scope, memo, p, regs, flags):
             return False
         if named and not _names_read(c, ins, scope, memo, first, p):

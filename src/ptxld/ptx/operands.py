@@ -81,12 +81,18 @@ def operand_names(ins) -> list[Name] | None:
 
 
 _ADDRESS_BASE = re.compile(rf"\[\s*({_NAME})")
+# the commonest list with an address, a store's `[%rd1+8], %r1` (a list of the fast grammar)
+_ADDRESS_AND_ITEM = re.compile(rf"\s*\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]\s*,"
+                               rf"\s*(?:{_NAME}(?:\.[a-z]\w*)?|{_NUMBER}|-\s*(?:{_OFFSET})|\{{{_NAMES}\}})\s*")
 
 
 def first_address_base(ins) -> Name | None:
     """The base of the first `[address]` operand that has one (`st [%rd1], %r1` -> `%rd1`); read
     from the text when it is in the fast grammar, where every `[` starts with its base."""
     text = ins.operand_text
+    if ins._operands is None and (m := _ADDRESS_AND_ITEM.fullmatch(text)) is not None:
+        at = ins.operand_start
+        return Name(m.group(1), at + m.start(1), at + m.end(1))
     if ins._operands is None and in_fast_grammar(text):
         m = _ADDRESS_BASE.search(text)
         if m is None:
