@@ -72,16 +72,18 @@ class FileError(CommandError):
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 
 
-def echo(message=None, err: bool = False, nl: bool = True) -> None:
+def echo(message=None, err: bool = False, nl: bool = True, color: bool | None = None) -> None:
     """Write MESSAGE and a newline to standard output (standard error with `err`) and flush, as
-    click.echo did; like it, ANSI styles are dropped where the stream is not a terminal."""
+    click.echo did. ANSI styles are dropped where the stream is not a terminal, unless `color`
+    is True (a user's explicit `--color`: kept through a pipe, as `ls --color=always` and
+    `ruff --color always` keep them); `color=False` drops them everywhere."""
     file = sys.stderr if err else sys.stdout
     if file is None:
         return
     out = "" if message is None else str(message)
     if nl:
         out += "\n"
-    if "\033" in out and not _isatty(file):
+    if "\033" in out and (color is False or (color is None and not _isatty(file))):
         out = _ANSI.sub("", out)
     file.write(out)
     file.flush()

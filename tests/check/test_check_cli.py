@@ -109,3 +109,16 @@ def test_explain_wmma_delegates_to_the_wmma_tables():
     res = CliRunner().invoke(main, ["explain", "wmma.load.a.sync.aligned.row.m16n16k16.f16 {x0,x1,x2,x3,x4,x5,x6,x7}, [p];"])
     assert res.exit_code == 0 and "8 register(s) per thread" in res.output
     assert CliRunner().invoke(main, ["explain", "add.u32 %r, %r, 1;"]).exit_code == 2
+
+
+def test_color_asked_for_is_kept_through_a_pipe(tmp_path, monkeypatch):
+    # the runner's output is no terminal: colours only where `--color` asks for them, as
+    # `ruff --color always` and `ls --color=always` do; `--no-color` and the default drop them
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    bad = _write(tmp_path, "b.ptx", BAD)
+    r = CliRunner()
+    asked = r.invoke(main, ["check", "--color", bad])
+    assert asked.exit_code == 1 and "\x1b[" in asked.output and "PTX0203" in asked.output
+    for args in (["check", bad], ["check", "--no-color", bad]):
+        res = r.invoke(main, args)
+        assert res.exit_code == 1 and "\x1b[" not in res.output and "error[PTX0203]" in res.output

@@ -269,3 +269,20 @@ def test_verdicts_are_kept_per_header_and_settings(fresh_cache):
     opcache.give_verdicts(c)
     assert not c.clean_opcodes and not c.clean_plain_ld
     opcache.stop_verdicts()
+
+
+def test_the_verdicts_of_one_key_start_again_when_too_many(fresh_cache, monkeypatch):
+    from ptxld.checker.context import Checker
+    from ptxld.ptx.parser import parse
+    text = open(KERNEL_FILES[0], encoding="utf-8").read()
+    monkeypatch.setattr(opcache, "_MAX_VERDICTS", 10)
+    opcache.load()
+    checks = []
+    for extra in ("a", "b"):
+        c = Checker(parse(text, eager=False), False, None)
+        c.clean_opcodes.update({f"{extra}{i}" for i in range(8)})
+        opcache.keep_verdicts(c)
+        checks.append(c)
+    (kept,) = opcache._VERDICTS.values()
+    assert kept[opcache.VERDICT_SETS.index("clean_opcodes")] == frozenset(checks[1].clean_opcodes)
+    opcache.stop_verdicts()

@@ -53,7 +53,7 @@ def _check_texts(jobs):
         "upwards from each file.")
 @option("--isolated", action="store_true", help="Read no configuration file.")
 @option("--color", action=BooleanOptionalAction, default=None, help="Colour the text output (default: "
-        "on a terminal, unless NO_COLOR is set).")
+        "on a terminal, unless NO_COLOR is set; --color colours it through a pipe too).")
 @option("--fix", action="store_true", help="Apply the safe fixes to the files (standard input: print "
         "the fixed text, and the report on standard error), then report what is left.")
 @option("--no-cache", action="store_true", help="Do not read or write the cache of what is worked out "
@@ -106,7 +106,7 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated, 
         paint = use_color(stream) if color is None else color
         for (name, text), (_, diags) in zip(texts, named):
             if diags:
-                echo(render_text(diags, text, color=paint), nl=False, err=report_to_stderr)
+                echo(render_text(diags, text, color=paint), nl=False, err=report_to_stderr, color=paint)
         warnings = sum(d.severity == "warning" for _, ds in named for d in ds)
         if errors or warnings:
             echo(f"{len(texts)} file(s) checked: {errors} error(s), {warnings} warning(s)",

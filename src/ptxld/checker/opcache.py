@@ -50,8 +50,10 @@ VERDICT_SETS = ("clean_opcodes", "formless_opcodes", "quiet_opcodes", "clean_ope
 
 # garbage input can spell endless opcodes: a cache this full starts again
 _MAX_ENTRIES = 50_000
-# module headers and settings with verdicts kept: more start again
+# module headers and settings with verdicts kept, and verdicts kept under one of them: more
+# start again (a cache that only grows would cost more to read than it saves)
 _MAX_CONTEXTS = 256
+_MAX_VERDICTS = 100_000
 # opcode -> its entry, marshalled on its own (read whole, a file of ~1,000 entries takes ~5 ms;
 # each entry is read when its opcode is met), as read from the file and added at `save`
 _ENTRIES: dict[str, bytes] = {}
@@ -162,7 +164,9 @@ def keep_verdicts(c) -> None:
     if kept is not None:
         if all(f <= k for f, k in zip(found, kept)):
             return
-        found = tuple(f | k for f, k in zip(found, kept))
+        merged = tuple(f | k for f, k in zip(found, kept))
+        if sum(map(len, merged)) <= _MAX_VERDICTS:  # else start this key again from this check
+            found = merged
     _VERDICTS[key] = found
     _state["changed"] = True
 
