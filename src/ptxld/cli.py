@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
+from . import cachedir, patterns
 from .cliutil import Group, Path, argument, echo, group, option
 from .io import InputError, read_ptx
 from .version import version
@@ -30,6 +31,11 @@ class _Main(Group):
     """`ptxld`: the exit-code contract around every subcommand."""
 
     def run(self, args: list, prog: str) -> None:
+        # the compiled regular expressions of an earlier run (before a command imports the
+        # parser), unless the check's cache is turned off
+        options = args[:args.index("--")] if "--" in args else args
+        if "--no-cache" not in options:
+            patterns.keep_in(cachedir.directory())
         try:
             super().run(args, prog)
         except KeyboardInterrupt:  # Ctrl-C: the shell's convention
@@ -52,6 +58,8 @@ class _Main(Group):
             echo(f"internal error: {type(e).__name__}: {e}\n"
                  "this is a bug in ptxld; please report it with the input", err=True)
             sys.exit(3)
+        finally:
+            patterns.save()
 
 
 @group("ptxld", cls=_Main, lazy=_LAZY, version=version)

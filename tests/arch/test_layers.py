@@ -1,4 +1,4 @@
-"""The package reads top-down: slotted -> spec -> ptx, wmma -> checker -> emu | sass -> cli, with no import
+"""The package reads top-down: slotted, patterns -> spec -> ptx, wmma -> checker -> emu | sass -> cli, with no import
 cycles (counting imports inside functions too, and the modules `ptxld.lazy.load` defers), and
 function-level imports only where start-up time asks for them, each saying so."""
 from __future__ import annotations
@@ -11,15 +11,18 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 # package -> the packages its modules may import (besides itself)
 ALLOWED = {
     "slotted": set(),      # the plain-class helpers every layer's records are built on
-    "spec": {"slotted"},
+    "patterns": set(),     # the regular expressions every layer's grammar is compiled with
+    "cachedir": set(),     # where the command line keeps what it reuses between runs
+    "spec": {"slotted", "patterns"},
     "diagnostics": {"slotted"},
     "io": set(),
     "version": set(),
     "lazy": set(),
     "cliutil": set(),      # the command line's plumbing (argparse): each subsystem's cli.py uses it
-    "ptx": {"spec", "diagnostics", "slotted"},
+    "ptx": {"spec", "diagnostics", "slotted", "patterns"},
     "wmma": {"spec", "slotted", "cliutil"},
-    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy", "slotted", "cliutil"},
+    "checker": {"spec", "ptx", "wmma", "diagnostics", "io", "version", "lazy", "slotted", "cliutil", "patterns",
+                "cachedir"},
     "emu": {"spec", "ptx", "wmma", "checker", "diagnostics", "io", "slotted", "cliutil"},
     "sass": {"spec", "ptx", "checker", "diagnostics", "io", "slotted", "cliutil"},
     "memreport": {"spec", "ptx", "wmma", "emu", "diagnostics", "io", "slotted", "cliutil"},

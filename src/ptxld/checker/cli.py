@@ -7,7 +7,7 @@ import re
 import sys
 from argparse import BooleanOptionalAction
 
-from .. import lazy
+from .. import lazy, patterns
 from ..cliutil import BadParameter, Path, UsageError, argument, command, echo, option
 from ..io import InputError, read_ptx
 from ..ptx.loads import WmmaLoadModel
@@ -116,6 +116,7 @@ def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated, 
         # A big module is millions of objects: skip tearing them down at interpreter exit.
         sys.stdout.flush()
         sys.stderr.flush()
+        patterns.save()  # (the command line's `finally` is skipped too)
         os._exit(code)
     sys.exit(code)
 
@@ -205,7 +206,7 @@ def _check_jobs(jobs: list) -> list:
     return results
 
 
-_CODE = re.compile(r"^PTX\d{4}$", re.I)
+_CODE = patterns.compile(r"^PTX\d{4}$", re.I)
 
 
 @command("explain")

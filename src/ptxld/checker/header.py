@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from .. import patterns
 from ..ptx.nodes import Instruction
 from ..spec import targets
 from ..spec.ld import GATES
@@ -15,7 +16,7 @@ from .registry import PTXAS_MEASURED, Example, Rule, Trigger, reports, rule, who
 # .version ptxas accepts. Below the table's version they are a warning (PTX0112): the PTX ISA's rule, not ptxas's.
 PTXAS_EARLY_TARGETS = {"sm_88": (7, 3)}
 # a `.reg` declaration whose type is not a plain register type (one without a gate)
-_UNPLAIN_REG_DECL = re.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?+(?:\.v\d\s+)?+(?!(?:%s)(?!\w))\.\w+" % "|".join(
+_UNPLAIN_REG_DECL = patterns.compile(r"\.reg\s+(?:\.align\s+\w+\s+)?+(?:\.v\d\s+)?+(?!(?:%s)(?!\w))\.\w+" % "|".join(
     re.escape(t) for t in sorted(REGISTER_TYPES.difference(REGISTER_TYPE_GATES), key=len, reverse=True)))
 
 

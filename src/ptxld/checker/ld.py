@@ -1,8 +1,7 @@
 """PTX02xx (ld qualifiers), PTX03xx (ld operands) and PTX04xx (ld.global.nc), one function each."""
 from __future__ import annotations
 
-import re
-
+from .. import patterns
 from ..ptx.nodes import Address, Int, Name, Sink, Vector
 from ..diagnostics import Label
 from ..spec import ld as ld_spec
@@ -198,8 +197,8 @@ def check_ld_operands(c: Checker, ins, m) -> None:
 # that fits 32 bits. The operand parser reports nothing on such a text, so whatever the ld rules
 # say about it follows from the opcode, the destination's type and what the address names (the
 # module's address size is fixed).
-_PLAIN_LD = re.compile(r"\s*(%[A-Za-z_$][\w$]*)\s*,\s*\[\s*(%?[A-Za-z_$][\w$]*)\s*"
-                       r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]{1,8}|[1-9]\d{0,8}|0))?\s*\]\s*")
+_PLAIN_LD = patterns.compile(r"\s*(%[A-Za-z_$][\w$]*)\s*,\s*\[\s*(%?[A-Za-z_$][\w$]*)\s*"
+                             r"(?:\+\s*-?\s*(?:0[xX][0-9a-fA-F]{1,8}|[1-9]\d{0,8}|0))?\s*\]\s*")
 
 
 _NOT_LOOKED_UP = object()

@@ -35,6 +35,7 @@ try:
 except ImportError:  # Windows: no lock; two saves at once may keep only one's new entries
     fcntl = None
 
+from ..cachedir import directory
 from ..spec import decode as decoding
 from ..spec import forms as matching
 from ..spec.instructions import has_record
@@ -63,17 +64,6 @@ _NEW: dict[str, int] = {}
 # run found them
 _VERDICTS: dict[str, tuple] = {}
 _state = {"path": None, "read": 0, "verdicts": False, "changed": False}
-
-
-def directory() -> str | None:
-    """Where the cache lives, or None when it is turned off."""
-    if os.environ.get("PTXLD_NO_CACHE", "") not in ("", "0"):
-        return None
-    where = os.environ.get("PTXLD_CACHE_DIR")
-    if where:
-        return where
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "ptxld")
 
 
 def fingerprint() -> str:

@@ -19,6 +19,7 @@ import os
 import pickle
 import re
 
+from .. import patterns
 from ..diagnostics import Diagnostic
 from . import apply_suppressions, capped, check_shared, check_source, codes_to_run, enabled_codes, opcache
 
@@ -28,9 +29,9 @@ MIN_BYTES = 1_000_000
 # Everything up to the next brace that opens or closes a block (or the end), in one match: text,
 # comments and strings, and a brace group on one line that holds something but no `;` (a vector
 # operand `{%r1, %r2}`, never a block: a block's statements end with `;`) are skipped in C.
-_SCAN = re.compile(r'(?:[^{}"/]++|//[^\n]*+|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*+"?|/'
-                   r'|\{(?=[^}\n]*[^\s}])[^{}"/\n;]*+\})*+([{}]|\Z)', re.S)
-_HEADER = re.compile(r"\.(?:entry|func)\b")
+_SCAN = patterns.compile(r'(?:[^{}"/]++|//[^\n]*+|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*+"?|/'
+                         r'|\{(?=[^}\n]*[^\s}])[^{}"/\n;]*+\})*+([{}]|\Z)', re.S)
+_HEADER = patterns.compile(r"\.(?:entry|func)\b")
 
 
 def function_bodies(text: str) -> list[tuple[int, int]]:

@@ -6,8 +6,7 @@ has a record. One rule set for the whole ISA: adding an instruction is adding it
 """
 from __future__ import annotations
 
-import re
-
+from .. import patterns
 from ..ptx.nodes import Address, Expr, Float, Int, Name, ParenList, PredPair, Sink, Variable, Vector
 from ..ptx.operands import FAST_ADDRESS, FAST_NUMBER
 from ..spec.forms import matching_forms, nearest, spelled
@@ -149,11 +148,11 @@ _NOT_LOOKED_UP = object()
 # what a plan can judge by itself; a role that may be more (a vector, a predicate pair, a
 # parameter list) still gets a plan for the operands that are one of these
 _PLANNED_KINDS = frozenset({"reg", "imm", "pred", "npred", "sreg", "addr", "label", "func"})
-_PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_PLAIN_NAME = patterns.compile(r"[A-Za-z_$][\w$]*")
 _PRED = frozenset({".pred"})
 _FLOAT_BITS = ("0f", "0F", "0d", "0D")
 # a special register's field as the operand grammar reads it (`%tid.x`)
-_FIELD = re.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
+_FIELD = patterns.compile(r"(%[A-Za-z_$][\w$]*)\.([a-z])")
 
 
 def _plan(d):
@@ -453,8 +452,8 @@ def _operands(c: Checker, ins, d, forms) -> None:
 
 # the tokens of an operand list, for its signature: names (with a component), numbers, and
 # everything else one character at a time
-_TOKEN = re.compile(r"(%?[A-Za-z_$][\w$]*(?:\.[A-Za-z]+)?)|(0[fFdD][0-9a-fA-F]+|[-+]?(?:0[xXbB][0-9a-fA-F]+|"
-                    r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uU]?)|(\S)")
+_TOKEN = patterns.compile(r"(%?[A-Za-z_$][\w$]*(?:\.[A-Za-z]+)?)|(0[fFdD][0-9a-fA-F]+|[-+]?(?:0[xXbB][0-9a-fA-F]+|"
+                          r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uU]?)|(\S)")
 
 
 def _signature(c: Checker, ins) -> tuple | None:

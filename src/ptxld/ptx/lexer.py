@@ -4,8 +4,10 @@ from __future__ import annotations
 import re
 from collections import namedtuple
 
+from .. import patterns
+
 # Order matters: float bit patterns before decimal integers, words before punctuation.
-_TOKEN = re.compile(r"""
+_TOKEN = patterns.compile(r"""
  (?P<ws>\s+)
 |(?P<num>0[fF][0-9a-fA-F]{8}(?![\w$.])|0[dD][0-9a-fA-F]{16}(?![\w$.])
    |0[xX][0-9a-fA-F]+U?|0[bB][01]+U?

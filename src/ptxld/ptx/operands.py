@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from .. import patterns
 from ..diagnostics import Diagnostic
 from .exprs import ExprError, ExprParser, fold, parse_number
 from .lexer import Token, tokenize
@@ -33,13 +34,13 @@ _ITEM = rf"""(?:
  |-(?P<negnum>\s*(?:{_OFFSET}))
  |\[\s*(?P<tbase>{_BASE})\s*,\s*\{{(?P<tvec>{_NAMES})\}}\s*\]
 )"""
-_FAST_ITEM = re.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
+_FAST_ITEM = patterns.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
 # one operand that is a number of this grammar, negative ones included (the checker's plans)
-FAST_NUMBER = re.compile(rf"{_NUMBER}|-\s*(?:{_OFFSET})")
+FAST_NUMBER = patterns.compile(rf"{_NUMBER}|-\s*(?:{_OFFSET})")
 # one operand that is an address of this grammar, `[base]`, `[base+imm]`, `[base+-imm]` (group 1:
 # the base)
-FAST_ADDRESS = re.compile(rf"\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]")
-_VEC_ITEM = re.compile(_NAME)
+FAST_ADDRESS = patterns.compile(rf"\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]")
+_VEC_ITEM = patterns.compile(_NAME)
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
 # builds no operands (the names pass of the checker uses it). An item, once matched, is never
 # matched again shorter (an atomic group; the spaces and repetitions possessive): nothing after
@@ -51,7 +52,7 @@ _PLAIN_ITEM = "(?>" + re.sub(r"\(\?P<\w+>", "(?:", _ITEM)[3:]
 _LIST = rf"\s*+{_PLAIN_ITEM}\s*+(?:,\s*+{_PLAIN_ITEM}\s*+)*+|\s*+"
 # Many operand lists, each followed by `;` (which no operand text contains); one list is
 # `in_fast_grammar` (one compiled pattern for both: compiling it is a share of start-up).
-FAST_LISTS = re.compile(rf"(?:(?:{_LIST});)*+", re.X)
+FAST_LISTS = patterns.compile(rf"(?:(?:{_LIST});)*+", re.X)
 
 
 def in_fast_grammar(operand_text: str) -> bool:
@@ -59,7 +60,7 @@ def in_fast_grammar(operand_text: str) -> bool:
     return ";" not in operand_text and FAST_LISTS.fullmatch(operand_text + ";") is not None
 
 
-NAME_USE = re.compile(rf"(?<![\w$.%]){_NAME}")
+NAME_USE = patterns.compile(rf"(?<![\w$.%]){_NAME}")
 # In text that FAST_LISTS matched, a name is a run of name characters (with its `.x` component
 # attached) and a number starts with a digit, so a split finds the names faster than NAME_USE.
 _PUNCTUATION = str.maketrans(dict.fromkeys(",;[]{}+-", " "))
@@ -80,10 +81,10 @@ def operand_names(ins) -> list[Name] | None:
     return [Name(m.group(), at + m.start(), at + m.end()) for m in NAME_USE.finditer(text)]
 
 
-_ADDRESS_BASE = re.compile(rf"\[\s*({_NAME})")
+_ADDRESS_BASE = patterns.compile(rf"\[\s*({_NAME})")
 # the commonest list with an address, a store's `[%rd1+8], %r1` (a list of the fast grammar)
-_ADDRESS_AND_ITEM = re.compile(rf"\s*\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]\s*,"
-                               rf"\s*(?:{_NAME}(?:\.[a-z]\w*)?|{_NUMBER}|-\s*(?:{_OFFSET})|\{{{_NAMES}\}})\s*")
+_ADDRESS_AND_ITEM = patterns.compile(rf"\s*\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]\s*,"
+                                     rf"\s*(?:{_NAME}(?:\.[a-z]\w*)?|{_NUMBER}|-\s*(?:{_OFFSET})|\{{{_NAMES}\}})\s*")
 
 
 def first_address_base(ins) -> Name | None:
@@ -106,7 +107,7 @@ def first_address_base(ins) -> Name | None:
 
 
 # The commonest list of all, a load's `%r, [%rd]` / `%r, [%rd+16]`, in one match.
-_REG_AND_ADDRESS = re.compile(rf"\s*({_NAME})\s*,\s*(\[)\s*({_BASE})\s*(?:\+\s*({_OFFSET})\s*)?(\])\s*")
+_REG_AND_ADDRESS = patterns.compile(rf"\s*({_NAME})\s*,\s*(\[)\s*({_BASE})\s*(?:\+\s*({_OFFSET})\s*)?(\])\s*")
 
 
 def _fast_operands(text: str, base: int) -> list | None:

@@ -13,6 +13,7 @@ import contextlib
 import gc
 import re
 
+from .. import patterns
 from .nodes import Block, Directive, Expr, Int, Function, Guard, Instruction, LabelDef, Module, Name, Scope, Variable
 from .exprs import ExprError, ExprParser, fold
 from .lexer import Token, tokenize
@@ -22,7 +23,7 @@ from .syntax import add_diagnostic, non_ascii_error, report_operand_errors, synt
 
 _NO_SEMICOLON = "expected `;` at the end of the statement"
 
-_COARSE = re.compile(r"""
+_COARSE = patterns.compile(r"""
  (?P<simple>[^;{}"/#]+;)
 |(?P<text>[^;{}"/#]+)
 |(?P<lc>//[^\n]*)
@@ -32,27 +33,27 @@ _COARSE = re.compile(r"""
 |(?P<ustr>"[^\n]*)
 |(?P<c>[;{}/#])
 """, re.X | re.S)
-_BLANK = re.compile(r"\s*")
-_LABELS = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
-_INSTR = re.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
+_BLANK = patterns.compile(r"\s*")
+_LABELS = patterns.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
+_INSTR = patterns.compile(r"(?:@\s*(!?)\s*([A-Za-z_$%][\w$]*)(?![\w$])\s*)?([A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*)")
 # a whole plain instruction statement after blanks: [@[!]guard] opcode operands ;  (group 4 set =
 # it is a label)
 # (possessive: no part gives back what it took, which never changes a match here — the operand
 # text takes every character an opcode has but `:` — and saves the regex engine a third)
 # Operand text may hold vectors `{%r1, %r2}`: one level of braces around text with no `;` (a
 # brace after an opcode never opens a block: a block's statements end with `;`).
-_FAST_STMT = re.compile(r"\s*+(?:@(!?)([A-Za-z_$%][\w$]*+)\s+)?([a-z][\w$]*+(?:\.[\w$]++|::[\w$]++)*+)"
-                        r"(?:(\s*:(?!:))|((?:[^;{}\"/#:]++|\{[^;{}\"/#:]*+\})*+);)")
+_FAST_STMT = patterns.compile(r"\s*+(?:@(!?)([A-Za-z_$%][\w$]*+)\s+)?([a-z][\w$]*+(?:\.[\w$]++|::[\w$]++)*+)"
+                              r"(?:(\s*:(?!:))|((?:[^;{}\"/#:]++|\{[^;{}\"/#:]*+\})*+);)")
 # at module level: line comments, then a function header and its `{` (nvcc's `// .globl` line
 # and kernel header); group 1 is the header, which `_FAST_HEADER` must match whole
-_FAST_FUNCTION = re.compile(r"(?:\s*+//[^\n]*+)*+\s*+(?=\.(?:visible|weak|entry|func)\b)([^;{}\"/#]*+)\{")
-_LINE_COMMENT = re.compile(r"//[^\n]*")
+_FAST_FUNCTION = patterns.compile(r"(?:\s*+//[^\n]*+)*+\s*+(?=\.(?:visible|weak|entry|func)\b)([^;{}\"/#]*+)\{")
+_LINE_COMMENT = patterns.compile(r"//[^\n]*")
 # a label, when a plain instruction follows it (nvcc's `$L__BB0_2:` lines)
-_FAST_LABEL = re.compile(r"\s*+([A-Za-z_$%][\w$]*+)\s*:(?!:)")
+_FAST_LABEL = patterns.compile(r"\s*+([A-Za-z_$%][\w$]*+)\s*:(?!:)")
 # `.reg [.vN] .type name[<N>]`: groups vector, type, name, count
 _REG_DECL = r"\.reg\s+(?:(\.v[248])\s+)?(\.[a-z0-9]+)\s+([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?\s*"
-_FAST_REG_STMT = re.compile(_REG_DECL + ";")   # in the scanner, with its `;`
-_FAST_REG = re.compile(_REG_DECL + "$")        # a statement's text (the `;` already cut off)
+_FAST_REG_STMT = patterns.compile(_REG_DECL + ";")   # in the scanner, with its `;`
+_FAST_REG = patterns.compile(_REG_DECL + "$")        # a statement's text (the `;` already cut off)
 # directives that end at the newline, not at `;` (nvcc writes `.version 8.0` with no `;`)
 # a whole function header in its most common form: `[.visible|.weak] .entry|.func [(ret)] name
 # [(params)]`, each parameter `.param [.align N] .<type> name[[N]]` (a kernel's by-value struct:
@@ -62,23 +63,23 @@ _PARAM = rf"\.param\s+(?:\.align\s+([1-9]\d*)\s+)?(\.[bsuf]\d+)\s+({_NAME})(?:\s
 _ANY_PARAM = re.sub(r"\((?!\?)", "(?:", _PARAM)  # the same without its groups
 # performance directives after the parameters, with plain numbers: `.maxntid 128, 1, 1`
 _PERF = r"\.(?:maxntid|reqntid|minnctapersm|maxnctapersm|maxnreg)\s+\d+(?:\s*,\s*\d+)*"
-_FAST_HEADER = re.compile(
+_FAST_HEADER = patterns.compile(
     rf"\s*(?:(\.visible|\.weak)\s+)?(\.entry|\.func)(?![\w$])\s*(?:\((\s*{_ANY_PARAM}\s*)\)\s*)?({_NAME})\s*"
     rf"(?:\((\s*{_ANY_PARAM}\s*(?:,\s*{_ANY_PARAM}\s*)*|\s*)\))?((?:\s*{_PERF})*)\s*")
-_FAST_PARAM = re.compile(_PARAM)  # groups: align, type, name, array size
-_FAST_PERF = re.compile(rf"(\.[a-z]+)\s+(\d+(?:\s*,\s*\d+)*)")
+_FAST_PARAM = patterns.compile(_PARAM)  # groups: align, type, name, array size
+_FAST_PERF = patterns.compile(rf"(\.[a-z]+)\s+(\d+(?:\s*,\s*\d+)*)")
 # what a function header starts with (`_opens_block` reads the same from its words)
-_FUNCTION_START = re.compile(r"\s*(?:(?:\.extern|\.visible|\.weak|\.common)\s+)*\.(?:entry|func)")
-_EOL_RE = re.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
+_FUNCTION_START = patterns.compile(r"\s*(?:(?:\.extern|\.visible|\.weak|\.common)\s+)*\.(?:entry|func)")
+_EOL_RE = patterns.compile(r"(?:\.loc|\.file|\.version|\.target|\.address_size|@@DWARF)(?![\w$])|#")
 # a complete module header directive, which may share its line with the next statement
-_HEADER_DIRECTIVE = re.compile(r"\.version[ \t]+\d+\.\d+|\.address_size[ \t]+\d+"
-                               r"|\.target[ \t]+[\w]+(?:\s*,\s*[\w]+)*")
+_HEADER_DIRECTIVE = patterns.compile(r"\.version[ \t]+\d+\.\d+|\.address_size[ \t]+\d+"
+                                     r"|\.target[ \t]+[\w]+(?:\s*,\s*[\w]+)*")
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _SPACES = {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
 _FUNC_KW = {".entry", ".func"}
 # a new top-level statement starting on its own line (ends a legacy prototype written without `;`)
-_TOPLEVEL_LINE = re.compile(r"\n[ \t]*(?=\.(?:visible|extern|weak|func|entry|file|global|const|shared|"
-                            r"tex|local|version|target|loc|section)\b)")
+_TOPLEVEL_LINE = patterns.compile(r"\n[ \t]*(?=\.(?:visible|extern|weak|func|entry|file|global|const|shared|"
+                                  r"tex|local|version|target|loc|section)\b)")
 _HEADER_DIRECTIVES = {".maxnreg", ".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm",
                       ".reqnctapercluster", ".explicitcluster", ".maxclusterrank", ".blocksareclusters",
                       ".noreturn", ".pragma", ".abi_preserve", ".abi_preserve_control"}

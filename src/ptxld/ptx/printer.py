@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
+from .. import patterns
 from .lexer import Token, tokenize
 from .nodes import Block, Directive, Function, Instruction, LabelDef, Module, Variable
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_COMMENT = patterns.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _NO_SPACE_BEFORE = {",", ";", ")", "]", "}", ":"}
 _NO_SPACE_AFTER = {"(", "[", "{", "@", "!"}
 _UNARY_CONTEXT = {None, ",", "(", "[", "{", "=", "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",

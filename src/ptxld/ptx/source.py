@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import bisect
-import re
 
-_NEWLINE = re.compile(r"\n")
+from .. import patterns
+
+_NEWLINE = patterns.compile(r"\n")
 
 
 class Source:

@@ -1,8 +1,7 @@
 """Syntax errors: how the parser and the operand parser report what they cannot read."""
 from __future__ import annotations
 
-import re
-
+from .. import patterns
 from ..diagnostics import Diagnostic
 
 MAX_ERRORS = 200
@@ -16,7 +15,7 @@ def make_syntax_error(source, start: int, end: int, message: str, *, code: str =
                       fix=fix, filename=source.filename, section=SECTION)
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = patterns.compile(r"[^\x00-\x7f]")
 _NAMED = {"\ufeff": "a byte order mark", "\ufffd": "an invalid UTF-8 byte, shown replaced",
           "\u00a0": "a no-break space", "\u200b": "a zero-width space"}
 

@@ -23,6 +23,8 @@ against forms and their gates; the differential test generator builds its cases 
 from __future__ import annotations
 
 import re
+
+from .. import patterns
 from .gates import Gate
 
 
@@ -51,8 +53,8 @@ class Group:
 #: `[surf{, coordinates}]` (the coordinate vector's size from a table of the record: `sizes`)
 KINDS = frozenset({"reg", "imm", "pred", "npred", "addr", "vec", "label", "func", "params", "sink",
                    "pair", "sreg", "tex", "surf"})
-_OPERAND = re.compile(r"^(?P<kinds>[a-z|]+)(?:=(?P<values>[\d|]+))?(?:%(?P<multiple>\d+))?"
-                      r"(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?(?:\*(?P<count>\w+))?$")
+_OPERAND = patterns.compile(r"^(?P<kinds>[a-z|]+)(?:=(?P<values>[\d|]+))?(?:%(?P<multiple>\d+))?"
+                            r"(?::(?P<type>[.\w|]+)(?P<wide>\+)?)?(?:\*(?P<count>\w+))?$")
 
 
 class OperandSpec:
@@ -182,7 +184,7 @@ class InstructionSpec:
 
 
 # a template's parts: `{.a.b}` (optional values) or `.x` (a required value or group name)
-_TEMPLATE_PART = re.compile(r"\{([^{}]*)\}|(\.[^.{}]+)|(\S)")
+_TEMPLATE_PART = patterns.compile(r"\{([^{}]*)\}|(\.[^.{}]+)|(\S)")
 
 
 def _split_template(template: str) -> list[tuple[str, bool]]:

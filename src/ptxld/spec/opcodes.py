@@ -7,7 +7,8 @@ mnemonic is not listed is rejected by ptxas: "Not a name of any known instructio
 """
 from __future__ import annotations
 
-import re
+from .. import patterns
+
 
 MNEMONICS: frozenset[str] = frozenset("""
 abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind bmsk bra brev brkpt
@@ -70,7 +71,7 @@ def _sregs() -> dict[str, SpecialRegister]:
 #: (%envreg0..31, %pm0..7, %pm0_64..) are matched by `special_register`.
 SPECIAL: dict[str, SpecialRegister] = _sregs()
 SPECIAL_REGISTERS: frozenset[str] = frozenset(SPECIAL)
-_NUMBERED = re.compile(r"%(?:(envreg)\d+|(pm)\d+(_64)?|(reserved_smem_offset)_\d+)")
+_NUMBERED = patterns.compile(r"%(?:(envreg)\d+|(pm)\d+(_64)?|(reserved_smem_offset)_\d+)")
 
 
 def special_register(name: str) -> SpecialRegister | None:

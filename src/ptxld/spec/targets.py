@@ -4,7 +4,7 @@ Source: the PTX ISA release notes (the .target table of each version).
 """
 from __future__ import annotations
 
-import re
+from .. import patterns
 from ..slotted import Record
 
 # PTX version -> targets introduced by it.
@@ -41,7 +41,7 @@ PLATFORM_OPTIONS: dict[str, tuple[int, int]] = {
     "texmode_unified": (1, 5), "texmode_independent": (1, 5), "debug": (3, 0), "map_f64_to_f32": (1, 0),
 }
 
-_TARGET_RE = re.compile(r"^(?:sm|compute)_(\d+)([af]?)$")
+_TARGET_RE = patterns.compile(r"^(?:sm|compute)_(\d+)([af]?)$")
 
 
 class Target(Record):
