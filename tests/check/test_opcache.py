@@ -286,3 +286,30 @@ def test_the_verdicts_of_one_key_start_again_when_too_many(fresh_cache, monkeypa
     (kept,) = opcache._VERDICTS.values()
     assert kept[opcache.VERDICT_SETS.index("clean_opcodes")] == frozenset(checks[1].clean_opcodes)
     opcache.stop_verdicts()
+
+
+def test_two_installs_keep_their_own_files_and_stale_ones_go(fresh_cache, monkeypatch):
+    # another install's (or version's) file in the folder: kept while it is used, so that two
+    # installs checking in turn both run warm; removed when unused for STALE_DAYS, or when
+    # more than MAX_FILES files are there (the least recently used first)
+    import time
+    text = open(KERNEL_FILES[0], encoding="utf-8").read()
+    other = fresh_cache / "opcodes-3-0000other.marshal"
+    other.write_bytes(marshal.dumps(({}, {})))
+    _run([text])
+    mine = [n for n in os.listdir(fresh_cache) if n.endswith(".marshal") and "other" not in n]
+    assert len(mine) == 1 and other.exists()
+    old = time.time() - (opcache.STALE_DAYS + 1) * 86400
+    os.utime(other, (old, old))
+    extra = []
+    for i in range(opcache.MAX_FILES + 2):
+        f = fresh_cache / f"opcodes-3-{i:08x}.marshal"
+        f.write_bytes(b"")
+        os.utime(f, (time.time() - 100 * i, time.time() - 100 * i))
+        extra.append(f)
+    _forget_in_process()
+    _forget_the_file()
+    _run([_planted(text)])  # something new to save
+    left = sorted(n for n in os.listdir(fresh_cache) if n.endswith(".marshal"))
+    assert not other.exists() and mine[0] in left and len(left) == opcache.MAX_FILES
+    assert [f.name for f in extra[:opcache.MAX_FILES - 1]] == sorted(n for n in left if n != mine[0])

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import time
 import zlib
 
 try:
@@ -51,6 +52,10 @@ VERDICT_SETS = ("clean_opcodes", "formless_opcodes", "quiet_opcodes", "clean_ope
 
 # garbage input can spell endless opcodes: a cache this full starts again
 _MAX_ENTRIES = 50_000
+# the cache files of other installs or versions of ptxld kept in the folder: those used within
+# STALE_DAYS, at most MAX_FILES in all
+STALE_DAYS = 30
+MAX_FILES = 8
 # module headers and settings with verdicts kept, and verdicts kept under one of them: more
 # start again (a cache that only grows would cost more to read than it saves)
 _MAX_CONTEXTS = 256
@@ -98,6 +103,10 @@ def load() -> bool:
     got = _read(path)
     if got is None:
         return False
+    try:  # used now: the file's time says when this install last used it (`_forget_stale`)
+        os.utime(path)
+    except OSError:
+        pass
     entries, verdicts = got
     _ENTRIES.update(entries)
     _VERDICTS.update(verdicts)
@@ -230,10 +239,26 @@ def _merge_and_write(path: str) -> None:
     with open(tmp, "wb") as f:
         f.write(marshal.dumps((_ENTRIES, _VERDICTS)))
     os.replace(tmp, path)
-    # the files of other versions of ptxld are stale: one cache file per folder
+    _forget_stale(path)
+
+
+def _forget_stale(path: str) -> None:
+    """Remove the files of other ptxld installs or versions not used for STALE_DAYS, and the
+    least recently used beyond MAX_FILES. Several installs (a venv per project, an editable
+    checkout beside a release) share the folder, each with its own file: removing every other
+    file would make them take turns starting cold."""
     folder, mine = os.path.split(path)
+    now = time.time()
+    others = []
     for name in os.listdir(folder):
         if name.startswith("opcodes-") and name.endswith(".marshal") and name != mine:
+            try:
+                others.append((os.stat(os.path.join(folder, name)).st_mtime, name))
+            except OSError:
+                pass
+    others.sort(reverse=True)  # most recently used first
+    for i, (used, name) in enumerate(others):
+        if i + 1 >= MAX_FILES or now - used > STALE_DAYS * 86400:
             try:
                 os.remove(os.path.join(folder, name))
             except OSError:
