@@ -3,7 +3,6 @@ patterns `re.compile` gives, and a missing, broken or foreign cache only costs t
 from __future__ import annotations
 
 import glob
-import json
 import marshal
 import os
 import re
@@ -91,7 +90,8 @@ def test_a_broken_or_refused_cache_only_costs_time(fresh):
     assert patterns._PROGRAMS[(pattern, 0)][1] == code  # kept again, right
 
 
-def test_only_the_command_line_keeps_them(tmp_path):
+def test_the_library_keeps_none(tmp_path):
+    # (that the command line keeps them, and `--no-cache` not: tests/check/test_opcache.py)
     (tmp_path / "k.ptx").write_text(open(os.path.join(ROOT, "examples", "loads.ptx"), encoding="utf-8").read())
     env = dict(os.environ, PTXLD_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("PTXLD_NO_CACHE", None)
@@ -99,12 +99,3 @@ def test_only_the_command_line_keeps_them(tmp_path):
                               "sys.exit(len(ptxld.check(open(sys.argv[1]).read())) == 0)", str(tmp_path / "k.ptx")],
                              env=env, capture_output=True, text=True)
     assert library.returncode == 0 and not (tmp_path / "cache").exists()
-
-    def check(*extra):
-        return subprocess.run([sys.executable, "-m", "ptxld.cli", "check", "--format", "json", *extra,
-                               str(tmp_path / "k.ptx")], env=env, capture_output=True, text=True)
-    off = check("--no-cache")
-    assert off.returncode == 1 and not (tmp_path / "cache").exists()
-    cold, warm = check(), check()
-    assert glob.glob(str(tmp_path / "cache" / "regex-*.marshal"))
-    assert cold.stdout == warm.stdout == off.stdout and json.loads(warm.stdout)
