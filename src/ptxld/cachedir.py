@@ -6,6 +6,15 @@ from __future__ import annotations
 import os
 
 
+def replace_file(path: str, data: bytes) -> None:
+    """Write `path` whole or not at all (a reader never sees half a file): a file of this
+    process's own beside it, then renamed over it."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
 def directory() -> str | None:
     """`$PTXLD_CACHE_DIR`, else `$XDG_CACHE_HOME/ptxld` (`~/.cache/ptxld`); None when
     `PTXLD_NO_CACHE` turns the cache off."""

@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from .cachedir import replace_file
+
 try:  # Python's own regex compiler and engine (CPython 3.11+); elsewhere only `re.compile`
     import _sre
     from re import _compiler, _parser
@@ -102,9 +104,6 @@ def save() -> None:
         _PROGRAMS.clear()
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(marshal.dumps(_PROGRAMS))
-        os.replace(tmp, path)
+        replace_file(path, marshal.dumps(_PROGRAMS))
     except (OSError, ValueError):
         pass

@@ -56,8 +56,9 @@ def _check_texts(jobs):
         "on a terminal, unless NO_COLOR is set; --color colours it through a pipe too).")
 @option("--fix", action="store_true", help="Apply the safe fixes to the files (standard input: print "
         "the fixed text, and the report on standard error), then report what is left.")
-@option("--no-cache", action="store_true", help="Do not read or write the cache of what is worked out "
-        "per opcode (kept in $PTXLD_CACHE_DIR, or $XDG_CACHE_HOME/ptxld; PTXLD_NO_CACHE=1 does the same).")
+@option("--no-cache", action="store_true", help="Do not read or write the cache (what is worked out per "
+        "opcode, what passed per module header, the compiled regular expressions; kept in $PTXLD_CACHE_DIR, "
+        "or $XDG_CACHE_HOME/ptxld; PTXLD_NO_CACHE=1 does the same).")
 def check_cmd(files, fmt, strict, color, fix, select, ignore, config, isolated, no_cache):
     """Check the PTX in FILES (`-` for standard input) against the PTX ISA and ptxas 13.0.
 

@@ -36,7 +36,7 @@ try:
 except ImportError:  # Windows: no lock; two saves at once may keep only one's new entries
     fcntl = None
 
-from ..cachedir import directory
+from ..cachedir import directory, replace_file
 from ..spec import decode as decoding
 from ..spec import forms as matching
 from ..spec.instructions import has_record
@@ -235,10 +235,7 @@ def _merge_and_write(path: str) -> None:
             _VERDICTS[key] = theirs if mine is None else tuple(a | b for a, b in zip(mine, theirs))
     if len(_VERDICTS) > _MAX_CONTEXTS:
         _VERDICTS.clear()
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(marshal.dumps((_ENTRIES, _VERDICTS)))
-    os.replace(tmp, path)
+    replace_file(path, marshal.dumps((_ENTRIES, _VERDICTS)))
     _forget_stale(path)
 
 

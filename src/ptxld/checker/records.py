@@ -291,23 +291,12 @@ def _fits(c: Checker, ins, pieces, plan):
 
 
 def _names_read(c: Checker, ins, scope, memo, first: int, p: str) -> bool:
-    """Whether PTX0301 has nothing left to check in an operand `_piece_fits` accepted: a number as
-    the fast operand grammar writes it, a special register (`_piece_fits` takes a `%` name it
-    finds undeclared only as one: predefined), a label of the function (labels may be used before
-    they are defined), or a plain address whose base is declared before `first`."""
-    lead = p[0]
-    if lead == "%":
+    """Whether PTX0301 has nothing left to check in an operand `_piece_fits` accepted, other than
+    the fast-grammar addresses and numbers `_fits` reads itself: a special register
+    (`_piece_fits` takes a `%` name it finds undeclared only as one: predefined), a label of the
+    function (labels may be used before they are defined), or a variable's address."""
+    if p[0] == "%":
         return "." not in p or _FIELD.fullmatch(p) is not None
-    if lead == "[":
-        m = FAST_ADDRESS.fullmatch(p)
-        if m is None:
-            return False
-        var = memo.get(m.group(1), _NOT_LOOKED_UP)
-        if var is _NOT_LOOKED_UP:
-            var = c.lookup_in(scope, m.group(1))
-        return var is not None and var.start < first
-    if FAST_NUMBER.fullmatch(p) is not None:
-        return True
     if _PLAIN_NAME.fullmatch(p) is None:
         return False
     var = memo.get(p)

@@ -35,11 +35,13 @@ _ITEM = rf"""(?:
  |\[\s*(?P<tbase>{_BASE})\s*,\s*\{{(?P<tvec>{_NAMES})\}}\s*\]
 )"""
 _FAST_ITEM = patterns.compile(rf"\s*{_ITEM}\s*(?P<sep>,|$)", re.X)
+_NEGATIVE = rf"-\s*(?:{_OFFSET})"
+# an address of this grammar, `[base]`, `[base+imm]`, `[base+-imm]` (group: the base)
+_ADDRESS = rf"\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]"
 # one operand that is a number of this grammar, negative ones included (the checker's plans)
-FAST_NUMBER = patterns.compile(rf"{_NUMBER}|-\s*(?:{_OFFSET})")
-# one operand that is an address of this grammar, `[base]`, `[base+imm]`, `[base+-imm]` (group 1:
-# the base)
-FAST_ADDRESS = patterns.compile(rf"\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]")
+FAST_NUMBER = patterns.compile(rf"{_NUMBER}|{_NEGATIVE}")
+# one operand that is an address of this grammar (group 1: the base)
+FAST_ADDRESS = patterns.compile(_ADDRESS)
 _VEC_ITEM = patterns.compile(_NAME)
 # The same grammar without its groups, for the whole operand list at once: a syntax check that
 # builds no operands (the names pass of the checker uses it). An item, once matched, is never
@@ -83,8 +85,7 @@ def operand_names(ins) -> list[Name] | None:
 
 _ADDRESS_BASE = patterns.compile(rf"\[\s*({_NAME})")
 # the commonest list with an address, a store's `[%rd1+8], %r1` (a list of the fast grammar)
-_ADDRESS_AND_ITEM = patterns.compile(rf"\s*\[\s*({_BASE})\s*(?:\+\s*-?\s*(?:{_OFFSET}))?\s*\]\s*,"
-                                     rf"\s*(?:{_NAME}(?:\.[a-z]\w*)?|{_NUMBER}|-\s*(?:{_OFFSET})|\{{{_NAMES}\}})\s*")
+_ADDRESS_AND_ITEM = patterns.compile(rf"\s*{_ADDRESS}\s*,\s*(?:{_NAME}(?:\.[a-z]\w*)?|{_NUMBER}|{_NEGATIVE}|\{{{_NAMES}\}})\s*")
 
 
 def first_address_base(ins) -> Name | None:

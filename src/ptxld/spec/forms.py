@@ -102,14 +102,10 @@ def cached(opcode: str) -> tuple[Form, ...] | None:
     return _MATCHES.get(opcode)
 
 
-def remember(opcode: str, forms: tuple[Form, ...]) -> None:
-    """Take the matching forms of an opcode worked out by an earlier run (the checker's cache)."""
-    _MATCHES[opcode] = forms
-
-
 def remember_numbers(opcode: str, numbers: tuple[int, ...]) -> None:
-    """`remember` by the forms' numbers in the record (`spec.forms`), read when the forms are
-    first asked for (reading them needs the record, whose module may not be loaded yet)."""
+    """Take the matching forms of an opcode worked out by an earlier run (the checker's cache),
+    by their numbers in the record (`spec.forms`): read when the forms are first asked for
+    (reading them needs the record, whose module may not be loaded yet)."""
     if len(_NUMBERS) >= 8192:
         _NUMBERS.clear()
     _NUMBERS[opcode] = numbers
